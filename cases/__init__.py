@@ -1,0 +1,1 @@
+"""Case families: one module each, declaring CASES (and RATIOS)."""

@@ -1,0 +1,100 @@
+"""GIL family: what releasing the GIL around a native call costs.
+
+Two native calls from extensions/gil.c -- ``trivial`` (constant-time work
+the optimiser cannot remove) and ``lock`` (the same inside a pthread mutex
+lock/unlock) -- each called from a Python loop in N threads:
+
+* ``gil``/``cython``: the Cython wrapper holds the GIL through the call;
+* ``nogil``/``cython``: the wrapper releases it (``with nogil:``);
+* ``nogil``/``cffi``: the cffi API-mode wrapper, which releases the GIL
+  around every call by construction (cffi has no GIL-held calls);
+* ``gil``/``python``: a pure-Python function (and ``threading.Lock``) as
+  the reference for what the interpreter alone costs.
+
+A value is wall seconds per loop in which every thread made one call.
+"""
+import importlib
+import threading
+from itertools import repeat
+
+from harness.registry import CaseSpec, Unavailable, ratio
+
+FAMILY = "gil"
+CYTHON_MODULE = "extensions._gil_cy"
+CFFI_MODULE = "extensions._gil_cffi"
+
+
+def _extension(name):
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise Unavailable("%s not built (%s); pip install -e . builds it"
+                          % (name, exc))
+
+
+def _calling(func):
+    """The per-thread work: ``loops`` calls of ``func`` from Python."""
+    def work(loops):
+        for _ in repeat(None, loops):
+            func()
+    return work
+
+
+def cython(function_name):
+    def prepare():
+        return _calling(getattr(_extension(CYTHON_MODULE), function_name))
+    return prepare
+
+
+def cffi(function_name):
+    def prepare():
+        return _calling(getattr(_extension(CFFI_MODULE).lib, function_name))
+    return prepare
+
+
+def _python_trivial():
+    return 1
+
+
+def python_trivial():
+    return _calling(_python_trivial)
+
+
+def python_lock():
+    lock = threading.Lock()
+
+    def locked_trivial():
+        with lock:
+            _python_trivial()
+    return _calling(locked_trivial)
+
+
+def _specs(case, what, cython_name, cffi_name, python_prepare, python_what):
+    return [
+        CaseSpec(FAMILY, case, "gil", "cython", cython(cython_name + "_gil"),
+                 "%s, GIL held (Cython)" % what),
+        CaseSpec(FAMILY, case, "nogil", "cython",
+                 cython(cython_name + "_nogil"),
+                 "%s, GIL released (Cython with nogil)" % what),
+        CaseSpec(FAMILY, case, "nogil", "cffi", cffi(cffi_name),
+                 "%s, GIL released (cffi API mode)" % what),
+        CaseSpec(FAMILY, case, "gil", "python", python_prepare,
+                 "%s, reference" % python_what),
+    ]
+
+
+CASES = (
+    _specs("trivial", "constant-time C call", "trivial", "gb_trivial",
+           python_trivial, "pure-Python function call")
+    + _specs("lock", "C call inside pthread mutex lock/unlock", "lock",
+             "gb_lock_trivial", python_lock,
+             "pure-Python call inside threading.Lock"))
+
+RATIOS = [
+    ratio("nogil/gil slowdown", over="variant", numerator="nogil",
+          denominator="gil", fallback={"backend": "cython"},
+          note="cffi always releases the GIL, so its rows are divided by "
+          "the GIL-held Cython call"),
+    ratio("lock/trivial factor", over="case", numerator="lock",
+          denominator="trivial"),
+]

@@ -1,0 +1,1 @@
+"""Native extensions benchmarked by the case families (built by setup.py)."""

@@ -1,0 +1,15 @@
+"""Bad input becomes one line on stderr and exit code 2, never a traceback."""
+from __future__ import print_function
+
+import sys
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Input the user can fix: unknown case, bad thread spec, bad file..."""
+
+
+def exit_with_usage_error(error):
+    print("gilbench: error: %s" % (error,), file=sys.stderr)
+    sys.exit(EXIT_USAGE)

@@ -1,0 +1,87 @@
+"""Runs one work function in N threads that start together.
+
+Threads are created and parked before the clock starts; a start gate
+releases them together; the value is the wall time from the first thread's
+start to the last thread's finish, so thread creation and joining are never
+timed.  Python 2.7 has no threading.Barrier, hence the small gate.
+"""
+import threading
+
+from harness.metrics import process_cpu_seconds
+
+try:
+    from time import perf_counter
+except ImportError:  # Python 2.7
+    from pyperf import perf_counter
+
+
+class StartGate(object):
+    """Lets the controller wait until all parties are parked, then open."""
+
+    def __init__(self, parties):
+        self._parties = parties
+        self._arrived = 0
+        self._open = False
+        self._cond = threading.Condition()
+
+    def arrive_and_wait(self):
+        with self._cond:
+            self._arrived += 1
+            self._cond.notify_all()
+            while not self._open:
+                self._cond.wait()
+
+    def wait_for_all(self):
+        with self._cond:
+            while self._arrived < self._parties:
+                self._cond.wait()
+
+    def open(self):
+        with self._cond:
+            self._open = True
+            self._cond.notify_all()
+
+
+class FanOutResult(object):
+    def __init__(self, wall, cpu_seconds, controller_wall):
+        self.wall = wall
+        # CPU time of the whole process over the timed region divided by its
+        # wall time: 1.0 is one busy core, 2.0 two (the seed's "200%").
+        self.cpu_utilisation = (cpu_seconds / controller_wall
+                                if controller_wall > 0 else 0.0)
+
+
+def run_threads(work, nthreads, loops):
+    """Call ``work(loops)`` in ``nthreads`` threads; return a FanOutResult.
+
+    An exception in any thread is re-raised here after all have finished.
+    """
+    gate = StartGate(nthreads)
+    starts = [None] * nthreads
+    ends = [None] * nthreads
+    errors = []
+
+    def body(index):
+        gate.arrive_and_wait()
+        starts[index] = perf_counter()
+        try:
+            work(loops)
+        except BaseException as exc:  # reported by the controller
+            errors.append(exc)
+        ends[index] = perf_counter()
+
+    threads = [threading.Thread(target=body, args=(i,))
+               for i in range(nthreads)]
+    for thread in threads:
+        thread.daemon = True
+        thread.start()
+    gate.wait_for_all()
+    cpu_before, wall_before = process_cpu_seconds(), perf_counter()
+    gate.open()
+    for thread in threads:
+        thread.join()
+    cpu_after, wall_after = process_cpu_seconds(), perf_counter()
+    if errors:
+        raise errors[0]
+    return FanOutResult(max(ends) - min(starts), cpu_after - cpu_before,
+                        wall_after - wall_before)

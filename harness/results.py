@@ -1,0 +1,63 @@
+"""Result files: merging per-benchmark pyperf files into one, safely.
+
+The output is written to a temporary file beside the target and renamed
+over it, so an interrupted or failed run never leaves a half-written or
+emptied result.  Benchmarks that could not produce a value are listed, with
+the reason, in the ``gilbench_missing`` metadata of every benchmark (pyperf
+hoists it to the file's common metadata), so the report can say "n/a".
+"""
+import json
+import os
+import platform
+import sys
+
+import pyperf
+
+from harness.errors import UsageError
+
+MISSING_KEY = "gilbench_missing"
+
+
+def default_output():
+    """``results/py311.json``, ``results/pypy39.json``, ``py313t`` if free."""
+    prefix = "pypy" if platform.python_implementation() == "PyPy" else "py"
+    suffix = "t" if _free_threaded_build() else ""
+    name = "%s%d%d%s.json" % (prefix, sys.version_info[0],
+                              sys.version_info[1], suffix)
+    return os.path.join("results", name)
+
+
+def _free_threaded_build():
+    import sysconfig
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+
+def check_writable(path):
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError("output directory %r does not exist" % directory)
+    if os.path.isdir(path):
+        raise UsageError("output %r is a directory" % path)
+    if not os.access(directory, os.W_OK):
+        raise UsageError("output directory %r is not writable" % directory)
+
+
+def merge(bench_files, missing, output):
+    """Write one suite from ``bench_files``; return how many benchmarks.
+
+    Returns 0, and leaves ``output`` untouched, when there is nothing.
+    """
+    benchmarks = []
+    for path in bench_files:
+        benchmarks.extend(pyperf.BenchmarkSuite.load(path).get_benchmarks())
+    if not benchmarks:
+        return 0
+    if missing:
+        encoded = json.dumps(missing, sort_keys=True)
+        for bench in benchmarks:
+            bench.update_metadata({MISSING_KEY: encoded})
+    suite = pyperf.BenchmarkSuite(benchmarks)
+    partial = output + ".partial"
+    suite.dump(partial, replace=True)
+    os.rename(partial, output)
+    return len(benchmarks)
