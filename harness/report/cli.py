@@ -1,0 +1,56 @@
+"""``python -m harness report FILE_OR_DIR ... [--format rst|md] [-o FILE]``."""
+from __future__ import annotations
+
+import os
+import sys
+
+from harness.errors import UsageError
+from harness.report import loader, render
+
+
+def _parser():
+    from harness.cli import OneLineErrorParser
+    parser = OneLineErrorParser(
+        prog="python -m harness report",
+        description="Render ratio, raw and CPU tables from result JSON.")
+    parser.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
+                        help="result JSON files, or directories of them")
+    parser.add_argument("--format", choices=sorted(render.FORMATS),
+                        help="default: from -o's suffix, else rst")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write here (atomically) instead of stdout")
+    return parser
+
+
+def _format(args):
+    if args.format:
+        return args.format
+    if args.output and args.output.endswith(".md"):
+        return "md"
+    return "rst"
+
+
+def write_atomically(path, text):
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"output directory {directory!r} does not exist")
+    partial = path + ".partial"
+    with open(partial, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    os.replace(partial, path)
+
+
+def main(argv):
+    args = _parser().parse_args(argv)
+    fmt = _format(args)
+    text = render.render(loader.load_results(args.paths), fmt)
+    if fmt == "rst":
+        problems = render.rst_problems(text)
+        if problems:  # a renderer bug, not bad input: fail loudly
+            raise RuntimeError("rendered RST does not parse:\n" + problems)
+    if args.output:
+        write_atomically(args.output, text)
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0

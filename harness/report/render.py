@@ -1,0 +1,58 @@
+"""Renders tables through the jinja2 templates in templates/."""
+from __future__ import annotations
+
+import os
+import re
+
+import jinja2
+
+from harness.report import cells, pivot
+
+TEMPLATES = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "templates")
+FORMATS = {"rst": "report.rst.j2", "md": "report.md.j2"}
+_RST_SPECIAL = re.compile(r"([\\*`|_])")
+
+
+def rst_text(text):
+    """Backslash-escape inline markup so names never become references."""
+    return _RST_SPECIAL.sub(r"\\\1", text)
+
+
+def md_text(text):
+    return text.replace("|", "\\|")
+
+
+_ESCAPE = {"rst": rst_text, "md": md_text}
+
+
+def environment():
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        autoescape=jinja2.select_autoescape(["html"]),
+        undefined=jinja2.StrictUndefined)
+
+
+def render(results, fmt):
+    escape = _ESCAPE[fmt]
+    tables = [table.with_cells(escape) for table in pivot.all_tables(results)]
+    for table in tables:
+        table.title, table.note = escape(table.title), escape(table.note)
+    text = environment().get_template(FORMATS[fmt]).render(
+        results=results, tables=tables, legend=escape(cells.LEGEND),
+        interpreters=[escape(r.interpreter) for r in results])
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def rst_problems(text):
+    """docutils' warnings and errors for ``text`` (empty when clean)."""
+    import io
+
+    import docutils.core
+    stream = io.StringIO()
+    docutils.core.publish_doctree(
+        text, settings_overrides={"warning_stream": stream,
+                                  "report_level": 2, "halt_level": 5})
+    return stream.getvalue()
