@@ -48,6 +48,10 @@ def _child_command(bench, args, pyperf_options, output):
            "--bench-threads", str(bench.threads), "--output", output]
     for module in args.module or ():
         cmd.extend(["--module", module])
+    # pyperf's stability warnings repeat for every short benchmark; the
+    # report flags noisy cells instead.  -v/--verbose brings them back.
+    if not any(o in ("-v", "--verbose") for o in pyperf_options):
+        cmd.append("--quiet")
     return cmd + list(pyperf_options)
 
 

@@ -1,0 +1,93 @@
+# Sourced by tools/matrix.sh and tools/test.sh: every set-up step a fresh
+# Debian 12 machine needs, idempotent, so both commands work from scratch.
+#   - PyPy from Debian (pypy3 pypy3-dev pypy3-venv) when we may install it;
+#   - .venv-tools with tox, on a Python >= 3.9;
+#   - PATH with every pyenv interpreter's bin directory (not pyenv's shims,
+#     which only answer for the version PYENV_VERSION names), so tox finds
+#     python2.7 ... python3.13 and pypy3 by name.
+set -euo pipefail
+
+GILBENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOOLS_VENV="$GILBENCH_ROOT/.venv-tools"
+PYENV_ROOT=${PYENV_ROOT:-$HOME/.pyenv}
+
+say() { echo "gilbench: $*" >&2; }
+
+install_pypy() {
+    if dpkg -s pypy3 pypy3-dev pypy3-venv >/dev/null 2>&1; then
+        return 0
+    fi
+    local how="apt-get install -y pypy3 pypy3-dev pypy3-venv"
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+        say "PyPy skipped: not root or no apt-get; add it with: sudo $how"
+        return 0
+    fi
+    say "installing PyPy from Debian ($how)"
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y -qq pypy3 pypy3-dev pypy3-venv; } >/dev/null; then
+        say "PyPy skipped: apt-get failed; add it with: $how"
+    fi
+}
+
+# A Python >= 3.9 for the tools venv and the report.
+find_host_python() {
+    local candidate
+    for candidate in python3 "$PYENV_ROOT"/versions/3.1[0-9]*/bin/python3 \
+                     "$PYENV_ROOT"/versions/3.9*/bin/python3 /usr/bin/python3; do
+        if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c \
+            'import sys, venv; sys.exit(sys.version_info < (3, 9))' 2>/dev/null; then
+            command -v "$candidate"
+            return 0
+        fi
+    done
+    say "error: no Python >= 3.9 found for the tools environment"
+    return 2
+}
+
+make_tools_venv() {
+    local stamp="$TOOLS_VENV/.requirements"
+    if [ -f "$stamp" ] && cmp -s "$stamp" "$GILBENCH_ROOT/requirements-tools.txt"; then
+        return 0
+    fi
+    local host
+    host=$(find_host_python)
+    say "creating $TOOLS_VENV with $host"
+    "$host" -m venv --clear "$TOOLS_VENV"
+    "$TOOLS_VENV/bin/python" -m pip install -q --disable-pip-version-check \
+        -r "$GILBENCH_ROOT/requirements-tools.txt"
+    cp "$GILBENCH_ROOT/requirements-tools.txt" "$stamp"
+}
+
+# Newest first, so an unversioned python3 (the report env) is the newest.
+interpreter_path() {
+    local dirs="" dir
+    for dir in $(ls -d "$PYENV_ROOT"/versions/*/bin 2>/dev/null | sort -rV); do
+        dirs="$dirs$dir:"
+    done
+    local rest
+    rest=$(echo "$PATH" | tr ':' '\n' | grep -v "^$PYENV_ROOT/shims$" \
+        | grep -v "pyenv-virtualenv/shims$" | paste -sd: -)
+    echo "$dirs$rest"
+}
+
+report_interpreters() {
+    local name exe
+    for name in python2.7 python3.8 python3.9 pypy3 python3.10 python3.11 \
+                python3.12 python3.13 python3.13t; do
+        if exe=$(PATH="$GILBENCH_PATH" command -v "$name"); then
+            say "found $name: $exe"
+        else
+            say "missing $name: its tox env will be reported as SKIP"
+        fi
+    done
+}
+
+install_pypy
+make_tools_venv
+GILBENCH_PATH=$(interpreter_path)
+export GILBENCH_PATH
+report_interpreters
+
+tox_run() {
+    (cd "$GILBENCH_ROOT" && PATH="$GILBENCH_PATH" "$TOOLS_VENV/bin/tox" "$@")
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The main job: set up, run the suite on every interpreter tox can reach
+# (results/<env>.json), then render results/report.rst and report.md.
+# Extra arguments go to `python -m harness run` in every env, e.g.
+#   bash tools/matrix.sh --threads 1,2,4 --rigorous
+source "$(dirname "$0")/bootstrap.sh"
+start=$(date +%s)
+status=0
+tox_run -e py27,py38,py39,pypy3,py310,py311,py312,py313,py313t -- "$@" || status=$?
+tox_run -e report || status=$?
+say "matrix took $(( $(date +%s) - start )) s; see results/report.rst"
+exit $status
