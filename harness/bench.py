@@ -19,7 +19,10 @@ DEFAULT_PROCESSES = 3
 DEFAULT_VALUES = 3
 DEFAULT_MIN_TIME = 0.05
 DEFAULT_WARMUPS = 1
-JIT_WARMUPS = 3  # PyPy's JIT compiles the call loop during the warmups
+# PyPy's JIT compiles the call loop during the warmups, and its process
+# start and loop calibration cost more: fewer processes, more warmups.
+JIT_PROCESSES = 2
+JIT_WARMUPS = 2
 
 
 class HarnessRunner(pyperf.Runner):
@@ -45,10 +48,12 @@ def _forward_harness_options(cmd, args):
 
 
 def make_runner():
-    warmups = JIT_WARMUPS if pyperf.python_has_jit() else DEFAULT_WARMUPS
+    jit = pyperf.python_has_jit()
     runner = HarnessRunner(
-        processes=DEFAULT_PROCESSES, values=DEFAULT_VALUES,
-        warmups=warmups, min_time=DEFAULT_MIN_TIME,
+        processes=JIT_PROCESSES if jit else DEFAULT_PROCESSES,
+        values=DEFAULT_VALUES,
+        warmups=JIT_WARMUPS if jit else DEFAULT_WARMUPS,
+        min_time=DEFAULT_MIN_TIME,
         program_args=("-m", "harness", "bench"),
         add_cmdline_args=_forward_harness_options)
     parser = runner.argparser
@@ -97,19 +102,28 @@ def main(argv):
     return 0
 
 
+# pyperf options that the harness sets itself for each benchmark program.
+_RESERVED = ("output", "append", "worker", "worker_task", "pipe",
+             "calibrate_loops", "recalibrate_loops", "calibrate_warmups",
+             "recalibrate_warmups", "compare_to")
+
+
 def check_pyperf_options(options):
-    """Raise UsageError unless pyperf accepts ``options``."""
+    """Raise UsageError unless pyperf accepts ``options`` and they leave
+    the harness's own options alone (abbreviations included)."""
     runner = make_runner()
 
     def refuse(message):
         raise UsageError("bad pyperf option: %s" % message)
 
     runner.argparser.error = refuse
-    for reserved in ("--output", "-o", "--append", "--worker", "--pipe",
-                     "--bench", "--bench-threads", "--module"):
-        if any(o == reserved or o.startswith(reserved + "=")
-               for o in options):
-            raise UsageError("option %s is the harness's own; see "
-                             "python -m harness run --help" % reserved)
-    runner.argparser.parse_args(
-        list(options) + ["--bench", "x", "--bench-threads", "1"])
+    defaults = runner.argparser.parse_args(["--bench=", "--bench-threads=1"])
+    given = runner.argparser.parse_args(
+        ["--bench=", "--bench-threads=1"] + list(options))
+    changed = [name for name in _RESERVED + ("bench", "bench_threads",
+                                             "module")
+               if getattr(given, name, None) != getattr(defaults, name, None)]
+    if changed:
+        raise UsageError("option --%s is set by the harness itself; see "
+                         "python -m harness run --help"
+                         % changed[0].replace("_", "-"))

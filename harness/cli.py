@@ -58,7 +58,7 @@ def run_parser():
 def cmd_run(argv):
     from harness import run
     args, pyperf_options = run_parser().parse_known_args(argv)
-    if args.timeout <= 0:
+    if not args.timeout > 0:  # also refuses NaN
         raise UsageError("--timeout must be positive")
     return run.run(args, pyperf_options)
 

@@ -13,6 +13,7 @@ import sys
 
 import pyperf
 
+from harness import metrics
 from harness.errors import UsageError
 
 MISSING_KEY = "gilbench_missing"
@@ -21,15 +22,10 @@ MISSING_KEY = "gilbench_missing"
 def default_output():
     """``results/py311.json``, ``results/pypy39.json``, ``py313t`` if free."""
     prefix = "pypy" if platform.python_implementation() == "PyPy" else "py"
-    suffix = "t" if _free_threaded_build() else ""
+    suffix = "t" if metrics.gil_state()["py_gil_disabled_build"] else ""
     name = "%s%d%d%s.json" % (prefix, sys.version_info[0],
                               sys.version_info[1], suffix)
     return os.path.join("results", name)
-
-
-def _free_threaded_build():
-    import sysconfig
-    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
 def check_writable(path):

@@ -8,6 +8,7 @@ recorded as "failed: ..." or "hung: ..." and the others are still written.
 from __future__ import print_function
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -25,13 +26,17 @@ PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def availability(benchmarks):
-    """{base_name: "n/a: reason"} for specs whose prepare() refuses."""
+    """{base_name: "n/a: ..." or "failed: ..."} for specs whose prepare()
+    refuses or raises here (a prepare() that hangs would hang the run)."""
     missing = {}
     for spec in _unique_specs(benchmarks):
         try:
             spec.prepare()
         except Unavailable as exc:
             missing[spec.base_name] = "n/a: %s" % (exc,)
+        except Exception as exc:  # a broken case costs only its own result
+            missing[spec.base_name] = "failed: prepare() raised %s: %s" % (
+                type(exc).__name__, exc)
     return missing
 
 
@@ -75,23 +80,39 @@ def _wait(process, timeout):
     return process.returncode
 
 
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except (AttributeError, ValueError):  # Python 2.7, or not a signal
+        return "signal %d" % number
+
+
+_WORKER_KILLED = re.compile(r"failed with exit code -(\d+)")
+
+
 def _failure_reason(code, stderr_path):
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except (AttributeError, ValueError):  # Python 2.7
-            name = "signal %d" % -code
-        reason = "failed: killed by %s" % name
-    else:
-        reason = "failed: exit code %d" % code
+    """"failed: ..." naming the signal that killed the child or its worker,
+    else the exit code and the worker's exception."""
     last = _last_line(stderr_path)
-    return reason + (" (%s)" % last if last else "")
+    worker_killed = _WORKER_KILLED.search(last)
+    if code < 0:
+        return "failed: killed by %s" % _signal_name(-code)
+    if worker_killed:
+        return "failed: worker killed by %s" % _signal_name(
+            int(worker_killed.group(1)))
+    return "failed: exit code %d%s" % (code, " (%s)" % last if last else "")
+
+
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b")
 
 
 def _last_line(path):
+    """The first exception line (the worker's), else the last line."""
     with open(path) as stream:
         lines = [line.strip() for line in stream if line.strip()]
-    return lines[-1][:200] if lines else ""
+    exceptions = [line for line in lines if _EXCEPTION_LINE.match(line)]
+    # The worker's traceback comes before the pyperf master's own.
+    return (exceptions[:1] or lines[-1:] or [""])[0][:200]
 
 
 def run_one(bench, args, pyperf_options, workdir, index):

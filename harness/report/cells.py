@@ -12,10 +12,16 @@ _UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"))
 
 
 def format_seconds(seconds):
-    """Three significant digits with the largest unit that keeps >= 1."""
+    """Three significant digits with the largest unit that keeps >= 1.
+
+    Rounds first, so 9.996 ms is "10.0ms" and 999.6 us is "1.00ms".
+    """
+    if abs(seconds) >= 999.5:
+        return "%.0fs" % seconds
+    seconds = float("%.3g" % seconds)
     for scale, unit in _UNITS:
         if abs(seconds) >= scale or scale == 1e-9:
-            value = seconds / scale
+            value = float("%.3g" % (seconds / scale))
             digits = 0 if value >= 100 else 1 if value >= 10 else 2
             return "%.*f%s" % (digits, value, unit)
 

@@ -34,6 +34,8 @@ def write_atomically(path, text):
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise UsageError(f"output directory {directory!r} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"output {path!r} is a directory")
     partial = path + ".partial"
     with open(partial, "w", encoding="utf-8") as stream:
         stream.write(text)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 
 import pyperf
@@ -63,10 +64,18 @@ def _measurement(bench):
                          if runs_util else None))
 
 
-def _interpreter(meta):
+def _language_version(python_version):
+    """(3, 9) from "3.9.18 (64-bit)" or "PyPy 7.3.11 (Python 3.9.16) ..."."""
+    match = (re.search(r"Python (\d+)\.(\d+)", python_version)
+             or re.match(r"(\d+)\.(\d+)", python_version))
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _interpreter(meta, path):
     impl = meta.get("python_implementation", "unknown").lower()
-    version = meta.get("python_version", "0.0").split()[0]
-    major_minor = tuple(int(p) for p in version.split(".")[:2])
+    major_minor = _language_version(meta.get("python_version", ""))
+    if major_minor is None:
+        raise UsageError(f"{path!r} has no readable python_version metadata")
     free = (meta.get("python_gil") == "disabled"
             or meta.get("py_gil_disabled_build") == 1)
     name = {"cpython": "CPython", "pypy": "PyPy"}.get(impl, impl)
@@ -77,11 +86,15 @@ def _interpreter(meta):
 def load_result(path):
     suite = _load_suite(path)
     benchmarks = suite.get_benchmarks()
-    if not all("family" in b.get_metadata() for b in benchmarks):
-        raise UsageError(f"{path!r} is a pyperf file but not a gilbench "
-                         "result (no 'family' metadata)")
+    required = DIMENSIONS + ("threads",)
+    for bench in benchmarks:
+        lacking = [k for k in required if k not in bench.get_metadata()]
+        if lacking:
+            raise UsageError(f"{path!r} is a pyperf file but not a gilbench "
+                             f"result ({bench.get_name()!r} has no "
+                             f"{', '.join(lacking)} metadata)")
     common = benchmarks[0].get_metadata()
-    label, key = _interpreter(common)
+    label, key = _interpreter(common, path)
     ratios = {}
     for bench in benchmarks:
         meta = bench.get_metadata()

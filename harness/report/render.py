@@ -13,15 +13,22 @@ TEMPLATES = os.path.join(
         os.path.abspath(__file__)))), "templates")
 FORMATS = {"rst": "report.rst.j2", "md": "report.md.j2"}
 _RST_SPECIAL = re.compile(r"([\\*`|_])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def one_line(text):
+    """Tabs, newlines and other control characters (e.g. from a failure
+    reason taken from stderr) would break a table row: make them spaces."""
+    return _CONTROL.sub(" ", text)
 
 
 def rst_text(text):
     """Backslash-escape inline markup so names never become references."""
-    return _RST_SPECIAL.sub(r"\\\1", text)
+    return _RST_SPECIAL.sub(r"\\\1", one_line(text))
 
 
 def md_text(text):
-    return text.replace("|", "\\|")
+    return one_line(text).replace("|", "\\|")
 
 
 _ESCAPE = {"rst": rst_text, "md": md_text}

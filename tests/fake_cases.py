@@ -1,0 +1,47 @@
+"""A tiny case family for tests/test_registry.py: pure-Python prepare
+functions, one unavailable spec and a RATIOS declaration."""
+from harness.registry import CaseSpec, Unavailable, ratio
+
+FAMILY = "fake"
+UNAVAILABLE_REASON = "no widget here"
+CUSTOM_VALUE_MEANS = "seconds per widget"
+
+
+def _adder():
+    def work(loops):
+        total = 0
+        for i in range(loops):
+            total += i
+        return total
+    return work
+
+
+def _sleeper():
+    def work(loops):
+        return None
+    return work
+
+
+def _no_widget():
+    raise Unavailable(UNAVAILABLE_REASON)
+
+
+CASES = [
+    CaseSpec(FAMILY, "alpha", "on", "python", _adder, "alpha, switched on"),
+    CaseSpec(FAMILY, "alpha", "off", "python", _sleeper, "alpha, off"),
+    CaseSpec(FAMILY, "beta", "on", "widget", _no_widget, "needs a widget"),
+    CaseSpec(FAMILY, "beta", "off", "python", _adder, "beta, custom",
+             value_means=CUSTOM_VALUE_MEANS),
+]
+
+RATIOS = [
+    ratio("on/off", over="variant", numerator="on", denominator="off",
+          fallback={"backend": "python"}, note="widgets fall back"),
+]
+
+BASE_NAMES = [
+    "fake.alpha.on.python",
+    "fake.alpha.off.python",
+    "fake.beta.on.widget",
+    "fake.beta.off.python",
+]

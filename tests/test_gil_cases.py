@@ -1,0 +1,149 @@
+"""Every registered case, once, through the real CLI on this interpreter.
+
+One ``python -m harness run`` (module-scoped) at threads 1 and 2.  Loops
+are calibrated by pyperf (no -l) with a 50 ms minimum per value so that the
+CPU utilisation of the timed region is measurable.
+"""
+import json
+
+import pyperf
+import pytest
+
+from harness import registry
+from helpers import run_harness, run_module
+
+THREADS = (1, 2)
+PYPERF_OPTIONS = ["-p", "1", "-n", "1", "-w", "0", "--min-time", "0.05"]
+REQUIRED_METADATA = ("family", "case", "variant", "backend", "threads",
+                     "value_means", "python_gil", "cpus_usable")
+
+
+def registered_base_names():
+    """Base names as `python -m harness list` prints them, all runnable."""
+    listing = run_harness("list", "--threads", "1,2")
+    assert listing.code == 0, listing
+    names, states = [], {}
+    for line in listing.stdout.splitlines():
+        fields = line.split()
+        names.append(fields[0])
+        states[fields[0]] = fields[2]
+    not_ok = {n: s for n, s in states.items() if s != "ok"}
+    assert not not_ok, "cases that cannot run here: %r\n%s" % (
+        not_ok, listing.stdout)
+    return names
+
+
+@pytest.fixture(scope="module")
+def expected_names():
+    bases = registered_base_names()
+    # The list command and the registry agree on what is registered.
+    assert bases == [s.base_name for s in
+                     _unique_specs(registry.load(None, list(THREADS)))]
+    return {"%s/t%d" % (base, t) for base in bases for t in THREADS}
+
+
+def _unique_specs(benchmarks):
+    specs = []
+    for bench in benchmarks:
+        if bench.spec not in specs:
+            specs.append(bench.spec)
+    return specs
+
+
+@pytest.fixture(scope="module")
+def gil_run(tmp_path_factory):
+    output = tmp_path_factory.mktemp("gil_cases") / "gil.json"
+    result = run_harness("run", "--threads", ",".join(map(str, THREADS)),
+                         "-o", output, *PYPERF_OPTIONS, timeout=170)
+    return result, output
+
+
+@pytest.fixture(scope="module")
+def suite(gil_run):
+    result, output = gil_run
+    assert result.code == 0, result
+    assert output.exists(), result
+    return pyperf.BenchmarkSuite.load(str(output))
+
+
+def test_run_succeeds_and_summarises(gil_run, expected_names):
+    result, output = gil_run
+    assert result.code == 0, result
+    assert "%d of %d benchmarks written to %s; 0 n/a, 0 failed" % (
+        len(expected_names), len(expected_names), output) in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_every_registered_case_was_exercised(suite, expected_names):
+    names = [b.get_name() for b in suite.get_benchmarks()]
+    assert len(names) == len(set(names))
+    assert set(names) == expected_names, (
+        "not run: %r; unexpected: %r" % (sorted(expected_names - set(names)),
+                                         sorted(set(names) - expected_names)))
+
+
+def test_results_are_in_registry_order(suite):
+    names = [b.get_name() for b in suite.get_benchmarks()]
+    assert names == [b.name for b in registry.load(None, list(THREADS))]
+
+
+def test_every_value_is_positive(suite):
+    for bench in suite.get_benchmarks():
+        values = bench.get_values()
+        assert values, bench.get_name()
+        assert all(v > 0 for v in values), bench.get_name()
+        assert bench.mean() > 0
+
+
+def test_metadata(suite):
+    for bench in suite.get_benchmarks():
+        meta = bench.get_metadata()
+        missing = [k for k in REQUIRED_METADATA if k not in meta]
+        assert not missing, (bench.get_name(), missing)
+        base, threads = bench.get_name().split("/t")
+        assert meta["threads"] == int(threads)
+        assert ".".join(meta[k] for k in ("family", "case", "variant",
+                                          "backend")) == base
+        assert meta["value_means"] == registry.THREADED_VALUE_MEANS
+        assert meta["python_gil"] in ("enabled", "disabled")
+        assert isinstance(meta["cpus_usable"], int)
+        assert meta["cpus_usable"] >= 1
+        assert meta.get("unit") == "second"
+        assert "gilbench_missing" not in meta
+        ratios = json.loads(meta["gilbench_ratios"])
+        assert [r["title"] for r in ratios] == ["nogil/gil slowdown",
+                                                "lock/trivial factor"]
+
+
+def test_every_run_records_cpu_utilisation(suite):
+    for bench in suite.get_benchmarks():
+        runs = bench.get_runs()
+        assert runs
+        for run in runs:
+            utilisation = run.get_metadata().get("cpu_utilisation")
+            assert isinstance(utilisation, float), bench.get_name()
+            assert utilisation > 0, bench.get_name()
+
+
+def test_pyperf_show(gil_run, suite):
+    _, output = gil_run
+    result = run_module("pyperf", ["show", output])
+    assert result.code == 0, result
+    assert "gil.trivial.gil.cython/t1" in result.stdout
+
+
+def test_pyperf_compare_to_itself(gil_run, suite):
+    _, output = gil_run
+    result = run_module("pyperf", ["compare_to", output, output])
+    assert result.code == 0, result
+
+
+def test_report_renders_the_real_result(gil_run, suite, tmp_path):
+    _, output = gil_run
+    out = tmp_path / "report.rst"
+    result = run_harness("report", output, "-o", out)
+    assert result.code == 0, result
+    from harness.report import render
+    text = out.read_text(encoding="utf-8")
+    assert render.rst_problems(text) == ""
+    assert "nogil/gil slowdown: case=trivial, backend=cffi" in text

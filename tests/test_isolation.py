@@ -1,0 +1,135 @@
+"""A case that raises, crashes or hangs costs only its own result.
+
+One module-scoped run of tests/crashing_cases.py (good, raises, SIGSEGV,
+hangs, unavailable) with a short --timeout for the hanging one.
+"""
+import json
+import os
+
+import pyperf
+import pytest
+
+import broken_prepare_cases as broken
+import crashing_cases as crash
+from helpers import MINIMAL_PYPERF, run_harness
+
+CRASHING = os.path.join("tests", "crashing_cases.py")
+BROKEN = os.path.join("tests", "broken_prepare_cases.py")
+HANG_TIMEOUT = 10  # seconds; the good benchmark needs well under 1 s
+ORIGINAL = b'{"keep": "me"}\n'
+
+
+def run_cases(module, output, *extra, **kwargs):
+    return run_harness("run", "--module", module, "--threads", "1",
+                       "--timeout", HANG_TIMEOUT, "-o", output,
+                       *(MINIMAL_PYPERF + list(extra)), **kwargs)
+
+
+@pytest.fixture(scope="module")
+def crashing_run(tmp_path_factory):
+    output = tmp_path_factory.mktemp("isolation") / "out.json"
+    output.write_bytes(ORIGINAL)  # replaced: the run wrote something
+    return run_cases(CRASHING, output), output
+
+
+@pytest.fixture(scope="module")
+def missing(crashing_run):
+    result, output = crashing_run
+    suite = pyperf.BenchmarkSuite.load(str(output))
+    encoded = {b.get_metadata().get("gilbench_missing")
+               for b in suite.get_benchmarks()}
+    assert len(encoded) == 1 and None not in encoded, encoded
+    return json.loads(encoded.pop())
+
+
+def test_exit_code_is_one(crashing_run):
+    result, _ = crashing_run
+    assert result.code == 1, result
+    assert "1 of 5 benchmarks written" in result.stdout, result
+    assert "1 n/a, 3 failed" in result.stdout, result
+
+
+def test_good_benchmark_is_written(crashing_run):
+    result, output = crashing_run
+    assert output.read_bytes() != ORIGINAL
+    suite = pyperf.BenchmarkSuite.load(str(output))
+    assert [b.get_name() for b in suite.get_benchmarks()] == [
+        crash.GOOD + "/t1"]
+    (bench,) = suite.get_benchmarks()
+    assert bench.mean() > 0
+    assert bench.get_metadata()["family"] == crash.FAMILY
+
+
+def test_missing_lists_every_other_benchmark(missing):
+    assert set(missing) == {crash.RAISES + "/t1", crash.CRASHES + "/t1",
+                            crash.HANGS + "/t1", crash.ABSENT + "/t1"}
+
+
+def test_raising_work_is_failed(missing):
+    assert missing[crash.RAISES + "/t1"].startswith("failed: ")
+
+
+def test_crashing_work_is_failed(missing):
+    reason = missing[crash.CRASHES + "/t1"]
+    assert reason.startswith("failed: ")
+    # The signal that killed the worker is visible in the reason.
+    assert "-11" in reason or "SIGSEGV" in reason, reason
+
+
+def test_hanging_work_is_hung(missing):
+    assert missing[crash.HANGS + "/t1"] == (
+        "hung: killed after %g s" % HANG_TIMEOUT)
+
+
+def test_unavailable_is_na_with_reason(missing):
+    assert missing[crash.ABSENT + "/t1"] == "n/a: " + crash.UNAVAILABLE_REASON
+
+
+def test_failures_are_summarised_on_stderr(crashing_run):
+    result, _ = crashing_run
+    summary = [line.strip() for line in result.stderr.splitlines()
+               if line.startswith("  crash.")]
+    assert [line.split(":")[0] for line in summary] == sorted(
+        [crash.CRASHES + "/t1", crash.HANGS + "/t1", crash.RAISES + "/t1"])
+
+
+def test_no_leftover_partial_file(crashing_run):
+    _, output = crashing_run
+    assert sorted(os.listdir(str(output.parent))) == ["out.json"]
+
+
+def test_every_case_failing_leaves_output_untouched(tmp_path):
+    output = tmp_path / "existing.json"
+    output.write_bytes(ORIGINAL)
+    result = run_cases(CRASHING, output, "--case", crash.RAISES,
+                       "--case", crash.CRASHES, "--case", crash.ABSENT)
+    assert result.code == 1, result
+    assert "left untouched" in result.stderr, result
+    assert output.read_bytes() == ORIGINAL
+    assert sorted(os.listdir(str(tmp_path))) == ["existing.json"]
+
+
+def test_every_case_failing_creates_no_output(tmp_path):
+    output = tmp_path / "new.json"
+    result = run_cases(CRASHING, output, "--case", crash.RAISES)
+    assert result.code == 1, result
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_raising_prepare_costs_only_its_own_result(tmp_path):
+    """BUG: harness/run.py availability() (lines 27-35, called from run()
+    at line 118 and from listing.format_cases) calls every spec's prepare()
+    in the parent and catches only Unavailable.  Any other exception from a
+    case's set-up aborts the whole run with a traceback and no output, so a
+    case that raises does not cost only its own result.  It should record
+    "failed: <exception>" for that spec (and likewise `list`)."""
+    output = tmp_path / "out.json"
+    result = run_cases(BROKEN, output)
+    assert "Traceback" not in result.stderr, result
+    assert result.code == 1, result
+    suite = pyperf.BenchmarkSuite.load(str(output))
+    assert [b.get_name() for b in suite.get_benchmarks()] == [
+        broken.GOOD + "/t1"]
+    meta = suite.get_benchmarks()[0].get_metadata()
+    reason = json.loads(meta["gilbench_missing"])[broken.BROKEN + "/t1"]
+    assert reason.startswith("failed: "), reason
