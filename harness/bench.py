@@ -19,10 +19,10 @@ DEFAULT_PROCESSES = 3
 DEFAULT_VALUES = 3
 DEFAULT_MIN_TIME = 0.05
 DEFAULT_WARMUPS = 1
-# PyPy's JIT compiles the call loop during the warmups, and its process
-# start and loop calibration cost more: fewer processes, more warmups.
+# PyPy's process start and JIT loop calibration cost more (its whole suite
+# took 176 s with 3 processes): fewer processes.  One warmup of >= 50 ms is
+# far past the JIT's tracing threshold for these call loops.
 JIT_PROCESSES = 2
-JIT_WARMUPS = 2
 
 
 class HarnessRunner(pyperf.Runner):
@@ -48,11 +48,11 @@ def _forward_harness_options(cmd, args):
 
 
 def make_runner():
-    jit = pyperf.python_has_jit()
     runner = HarnessRunner(
-        processes=JIT_PROCESSES if jit else DEFAULT_PROCESSES,
+        processes=(JIT_PROCESSES if pyperf.python_has_jit()
+                   else DEFAULT_PROCESSES),
         values=DEFAULT_VALUES,
-        warmups=JIT_WARMUPS if jit else DEFAULT_WARMUPS,
+        warmups=DEFAULT_WARMUPS,
         min_time=DEFAULT_MIN_TIME,
         program_args=("-m", "harness", "bench"),
         add_cmdline_args=_forward_harness_options)

@@ -102,3 +102,6 @@ def main(argv=None):
         return handler(argv[1:])
     except UsageError as exc:
         exit_with_usage_error(exc)
+    except KeyboardInterrupt:
+        print("gilbench: interrupted", file=sys.stderr)
+        return 130

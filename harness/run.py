@@ -67,16 +67,28 @@ def _child_env():
     return env
 
 
+def _kill_group(process):
+    """The child leads its own session (so Ctrl-C does not reach it):
+    kill it and its pyperf workers."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:  # already gone
+        pass
+    process.wait()
+
+
 def _wait(process, timeout):
     """Exit code, or None when the child outlived ``timeout`` seconds."""
     deadline = time.time() + timeout
-    while process.poll() is None:
-        if time.time() > deadline:
-            # The child leads its own session: kill it and its workers.
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            return None
-        time.sleep(0.05)
+    try:
+        while process.poll() is None:
+            if time.time() > deadline:
+                _kill_group(process)
+                return None
+            time.sleep(0.05)
+    except BaseException:  # Ctrl-C: leave no orphaned benchmark behind
+        _kill_group(process)
+        raise
     return process.returncode
 
 
@@ -93,7 +105,7 @@ _WORKER_KILLED = re.compile(r"failed with exit code -(\d+)")
 def _failure_reason(code, stderr_path):
     """"failed: ..." naming the signal that killed the child or its worker,
     else the exit code and the worker's exception."""
-    last = _last_line(stderr_path)
+    last = _telling_line(stderr_path)
     worker_killed = _WORKER_KILLED.search(last)
     if code < 0:
         return "failed: killed by %s" % _signal_name(-code)
@@ -106,7 +118,7 @@ def _failure_reason(code, stderr_path):
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b")
 
 
-def _last_line(path):
+def _telling_line(path):
     """The first exception line (the worker's), else the last line."""
     with open(path) as stream:
         lines = [line.strip() for line in stream if line.strip()]
