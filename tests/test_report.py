@@ -448,9 +448,9 @@ def test_markdown_has_pipe_tables(results):
         assert all(len(row) == len(table[0]) for row in table), table
 
 
-def test_markdown_escapes_pipes_in_reasons(results):
+def test_markdown_escapes_pipes_and_emphasis_in_reasons(results):
     text = render.render(results, "md")
-    assert "boom *x* \\|y\\|" in text
+    assert "boom \\*x\\* \\|y\\|" in text
     assert all(len(row) == 3 for row in md_tables(text)[1])
 
 

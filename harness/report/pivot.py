@@ -5,6 +5,7 @@ templates decide how it is drawn.  Cell wording lives in ``cells``.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from harness.report import cells
@@ -189,8 +190,8 @@ def environment_table(results):
         title="Runs", note="load is the 1-minute load average during the "
         "runs; pinned is pyperf's --affinity, if given.",
         header=["Interpreter", "file"] + keys,
-        rows=[[r.interpreter, r.path] + [str(r.facts.get(k, "?"))
-                                         for k in keys] for r in results])
+        rows=[[r.interpreter, os.path.basename(r.path)]
+              + [str(r.facts.get(k, "?")) for k in keys] for r in results])
 
 
 def all_tables(results):

@@ -27,8 +27,13 @@ def rst_text(text):
     return _RST_SPECIAL.sub(r"\\\1", one_line(text))
 
 
+_MD_SPECIAL = re.compile(r"([\\|*_~`])")
+
+
 def md_text(text):
-    return one_line(text).replace("|", "\\|")
+    """Escape what would end a table cell or start emphasis (GFM takes a
+    single ~ for strikethrough)."""
+    return _MD_SPECIAL.sub(r"\\\1", one_line(text))
 
 
 _ESCAPE = {"rst": rst_text, "md": md_text}
