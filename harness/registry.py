@@ -153,13 +153,23 @@ def load(module_names, thread_counts):
         for spec in specs:
             for threads in thread_counts:
                 benchmarks.append(Benchmark(spec, threads, ratios))
-    _check_unique(benchmarks)
+    _check_names(benchmarks)
     return benchmarks
 
 
-def _check_unique(benchmarks):
+_NAME_PART = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _check_names(benchmarks):
+    """Unique names whose parts the report can split apart again."""
     seen = set()
     for bench in benchmarks:
+        spec = bench.spec
+        for part in (spec.family, spec.case, spec.variant, spec.backend):
+            if not _NAME_PART.match(str(part)):
+                raise UsageError("case %r: name parts may hold only letters, "
+                                 "digits, '_' and '-' (not %r)"
+                                 % (spec.base_name, part))
         if bench.name in seen:
             raise UsageError("two cases are both named %r" % bench.name)
         seen.add(bench.name)

@@ -232,3 +232,14 @@ def test_list_command_shows_unavailable_reason(harness):
     assert "n/a: no widget here" in by_name["fake.beta.on.widget"]
     assert " ok " in by_name["fake.alpha.on.python"]
     assert "n/a" not in by_name["fake.alpha.on.python"]
+
+
+def test_name_parts_with_dots_are_refused(tmp_path):
+    """The report splits family.case.variant.backend/tN apart again."""
+    module = tmp_path / "dotted_cases.py"
+    module.write_text(
+        "from harness.registry import CaseSpec\n"
+        "CASES = [CaseSpec('fam', 'a.b', 'v', 'python', lambda: None, 'x')]\n")
+    with pytest.raises(UsageError) as info:
+        registry.load([str(module)], [1])
+    assert "'a.b'" in str(info.value)
