@@ -6,6 +6,7 @@ import re
 
 import jinja2
 
+from harness.errors import UsageError
 from harness.report import cells, pivot
 
 TEMPLATES = os.path.join(
@@ -40,6 +41,11 @@ _ESCAPE = {"rst": rst_text, "md": md_text}
 
 
 def environment():
+    if not os.path.isdir(TEMPLATES):
+        # templates/ sits beside harness/ in the source tree; a non-editable
+        # install does not carry it.
+        raise UsageError(f"templates directory {TEMPLATES!r} not found: run "
+                         "from a source checkout or an editable install")
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
