@@ -10,14 +10,9 @@ def format_cases(args):
     benchmarks = registry.select(registry.load(args.module, counts),
                                  args.case)
     missing = availability(benchmarks)
-    lines, seen = [], set()
-    width = max([len(b.spec.base_name) for b in benchmarks] + [4])
-    for bench in benchmarks:
-        spec = bench.spec
-        if spec.base_name in seen:
-            continue
-        seen.add(spec.base_name)
-        state = missing.get(spec.base_name, "ok")
-        lines.append("%-*s  /t%s  %s  %s" % (
-            width, spec.base_name, args.threads, state, spec.description))
-    return lines
+    specs = registry.unique_specs(benchmarks)
+    width = max([len(spec.base_name) for spec in specs] + [4])
+    return ["%-*s  /t%s  %s  %s" % (width, spec.base_name, args.threads,
+                                    missing.get(spec.base_name, "ok"),
+                                    spec.description)
+            for spec in specs]

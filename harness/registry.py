@@ -186,6 +186,15 @@ def select(benchmarks, patterns):
     return [b for b in benchmarks if any(b.matches(p) for p in patterns)]
 
 
+def unique_specs(benchmarks):
+    """The specs behind ``benchmarks``, each once, in order."""
+    specs = []
+    for bench in benchmarks:
+        if bench.spec not in specs:
+            specs.append(bench.spec)
+    return specs
+
+
 def find(benchmarks, name):
     for bench in benchmarks:
         if bench.name == name:

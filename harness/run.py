@@ -29,7 +29,7 @@ def availability(benchmarks):
     """{base_name: "n/a: ..." or "failed: ..."} for specs whose prepare()
     refuses or raises here (a prepare() that hangs would hang the run)."""
     missing = {}
-    for spec in _unique_specs(benchmarks):
+    for spec in registry.unique_specs(benchmarks):
         try:
             spec.prepare()
         except Unavailable as exc:
@@ -38,14 +38,6 @@ def availability(benchmarks):
             missing[spec.base_name] = "failed: prepare() raised %s: %s" % (
                 type(exc).__name__, exc)
     return missing
-
-
-def _unique_specs(benchmarks):
-    seen = []
-    for bench in benchmarks:
-        if bench.spec not in seen:
-            seen.append(bench.spec)
-    return seen
 
 
 def _child_command(bench, args, pyperf_options, output):

@@ -37,17 +37,9 @@ def registered_base_names():
 def expected_names():
     bases = registered_base_names()
     # The list command and the registry agree on what is registered.
-    assert bases == [s.base_name for s in
-                     _unique_specs(registry.load(None, list(THREADS)))]
+    assert bases == [s.base_name for s in registry.unique_specs(
+        registry.load(None, list(THREADS)))]
     return {"%s/t%d" % (base, t) for base in bases for t in THREADS}
-
-
-def _unique_specs(benchmarks):
-    specs = []
-    for bench in benchmarks:
-        if bench.spec not in specs:
-            specs.append(bench.spec)
-    return specs
 
 
 @pytest.fixture(scope="module")
