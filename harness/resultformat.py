@@ -1,0 +1,49 @@
+"""The metadata contract between the worker side and the report side.
+
+A gilbench result file is a pyperf BenchmarkSuite.  Every benchmark
+carries, as pyperf metadata (typed: int, float or str):
+
+``gilbench_format``
+    :data:`FORMAT_VERSION`; the report refuses other versions.
+``family``, ``case``, ``variant``, ``backend``
+    the name parts (str).
+one key per axis, e.g. ``threads`` (int), ``kind`` (str), ``cs_ns`` (int)
+    the axis value with its declared type.
+``gilbench_axes``
+    JSON list of ``{"name", "unit", "log"}``, one per axis of the case, in
+    declaration order: which keys are axes, their unit, and whether their
+    values are log-spaced (plots and crossovers read this).
+``driver``
+    ``threads``, ``processes`` or ``custom``.
+``ops_per_loop`` (int) and ``concurrency`` (int)
+    how many operations one loop is (a threads case: one call per thread)
+    and how many threads or processes run at once (the report flags cells
+    whose concurrency exceeds ``cpus_usable``).
+``value_means``, ``description``
+    what one value is (e.g. wall seconds per loop), and the case in words.
+``gilbench_tables``
+    JSON list of the family's table declarations (``harness.tables``).
+
+Per run (pyperf worker) it adds ``cpu_utilisation`` (CPU seconds of the
+process, or process tree, over the timed window / wall seconds),
+``cpus_usable``, ``cpu_affinity_effective``, ``python_gil``,
+``py_gil_disabled_build``, ``pinned_cpus`` (with ``--pin-threads``) and
+whatever the case records with ``harness.api.record``.
+
+A benchmark that produced no value is listed in the file's
+``gilbench_missing`` metadata (stored once, as pyperf hoists metadata
+common to all benchmarks): a JSON list of ``{"name", "reason",
+"metadata"}`` where ``reason`` starts with ``n/a:``, ``failed:`` or
+``hung:`` and ``metadata`` holds the same benchmark-level keys as above,
+so the report places the reason in the right cell without parsing names.
+
+Nothing ever parses a benchmark name; names are for people (see
+``harness.registry``).
+"""
+
+FORMAT_VERSION = 2
+FORMAT_KEY = "gilbench_format"
+AXES_KEY = "gilbench_axes"
+TABLES_KEY = "gilbench_tables"
+MISSING_KEY = "gilbench_missing"
+NAME_PARTS = ("family", "case", "variant", "backend")

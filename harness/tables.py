@@ -1,0 +1,84 @@
+"""Table declarations: what a family wants the report to show.
+
+A case module lists them in ``TABLES``; they travel, as JSON, in the
+``gilbench_tables`` metadata of every benchmark of the family, so the
+renderer (``harness.report``) draws a new family without an edit.  These
+constructors only build and check plain dicts (worker side: Python 2.7
+compatible); the report side interprets them.
+
+Every table pivots benchmarks by their *dimensions*: the name parts
+(``family``, ``case``, ``variant``, ``backend``), every declared axis
+(``threads``, ``kind``, ...), and ``interpreter`` (one result file).
+``rows`` and ``columns`` name one dimension each; ``per`` names dimensions
+that split the table into one table per combination of their values;
+``where`` keeps only benchmarks whose dimensions have the given values.  A
+dimension that a table does not mention (and its cell does not consume) is
+added to ``per``, so two benchmarks never compete for one cell.
+"""
+from harness.errors import UsageError
+
+INTERPRETER = "interpreter"
+CELL_KINDS = ("value", "ratio", "speedup", "throughput", "crossover")
+
+
+def value(per_op=False):
+    """The mean with its unit; ``per_op`` divides it by ``ops_per_loop``."""
+    return {"kind": "value", "per_op": bool(per_op)}
+
+
+def ratio(over, numerator, denominator, fallback=None):
+    """Benchmarks whose dimension ``over`` is ``numerator`` divided by their
+    twins where it is ``denominator`` (all other dimensions equal).
+
+    ``fallback`` gives other dimension values to try for the denominator
+    when no such twin was registered (e.g. a cffi row, which has no GIL-held
+    twin, divided by the GIL-held Cython one).
+    """
+    return {"kind": "ratio", "over": over, "numerator": numerator,
+            "denominator": denominator, "fallback": dict(fallback or {})}
+
+
+def speedup(over, baseline, scaled=False):
+    """How much faster than the twin whose ``over`` is ``baseline``:
+    baseline value / this value.
+
+    ``scaled``: each loop's work grows with ``over`` (N threads each make a
+    call per loop), so multiply by this ``over`` / ``baseline``; the
+    1-thread value x N / the N-thread value is the speedup then.
+    """
+    return {"kind": "speedup", "over": over, "baseline": baseline,
+            "scaled": bool(scaled)}
+
+
+def throughput(unit="ops"):
+    """Operations per second: the benchmark's ``ops_per_loop`` / value."""
+    return {"kind": "throughput", "unit": unit}
+
+
+def crossover(along, over, numerator, denominator, fallback=None, unit=""):
+    """Along the numeric axis ``along``, where numerator/denominator (as in
+    :func:`ratio`) falls to 1 or below for good: the smallest ``along``
+    value from which the ratio stays <= 1, interpolated on a log scale
+    between the last point above 1 and the next one.  "always" when no
+    point is above 1, "never in range" when the last point is."""
+    cell = ratio(over, numerator, denominator, fallback)
+    cell.update(kind="crossover", along=along, unit=unit)
+    return cell
+
+
+def table(title, rows, columns=INTERPRETER, per=(), where=None, cell=None,
+          note=""):
+    """One table (or one per combination of ``per``) of ``cell`` values."""
+    cell = cell or value()
+    if cell.get("kind") not in CELL_KINDS:
+        raise UsageError("table %r: cell must be one of %s"
+                         % (title, ", ".join(CELL_KINDS)))
+    consumed = [cell[k] for k in ("over", "along") if k in cell]
+    named = [rows, columns] + list(per) + consumed
+    if len(set(named)) != len(named):
+        raise UsageError("table %r names a dimension twice (rows, columns, "
+                         "per, and the cell's over/along must differ)"
+                         % title)
+    return {"title": title, "rows": rows, "columns": columns,
+            "per": list(per), "where": dict(where or {}), "cell": cell,
+            "note": note}
