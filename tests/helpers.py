@@ -64,7 +64,96 @@ def assert_one_line_usage_error(result):
 
 
 # ---------------------------------------------------------------------------
-# Synthetic gilbench result files (report side), built with pyperf's API.
+# Synthetic gilbench result files (report side, format 2 as documented in
+# harness/resultformat.py), built with pyperf's API.
+
+NAME_PARTS = ("family", "case", "variant", "backend")
+THREADS_AXIS = {"name": "threads", "unit": "threads", "log": False}
+
+
+def gil_tables():
+    """The GIL family's declarations, as cases/gil.py declares them."""
+    from harness.tables import ratio, table
+    return [
+        table("nogil/gil slowdown", rows="threads", per=["case", "backend"],
+              cell=ratio(over="variant", numerator="nogil",
+                         denominator="gil", fallback={"backend": "cython"}),
+              note="cffi always releases the GIL, so its rows are divided "
+              "by the GIL-held Cython call"),
+        table("lock/trivial factor", rows="threads",
+              per=["variant", "backend"],
+              cell=ratio(over="case", numerator="lock",
+                         denominator="trivial")),
+    ]
+
+
+def dims(family="gil", case="trivial", variant="gil", backend="cython",
+         **axes):
+    """A benchmark's dimensions: the name parts, then its axis values
+    (keyword order is axis declaration order)."""
+    found = {"family": family, "case": case, "variant": variant,
+             "backend": backend}
+    found.update(axes)
+    return found
+
+
+def gil(case, variant, backend, threads):
+    return dims("gil", case, variant, backend, threads=threads)
+
+
+def display_name(dimensions):
+    """``family.case.variant.backend[axis=v,...]/tN``: for people only,
+    the report never splits it."""
+    name = ".".join(str(dimensions[k]) for k in NAME_PARTS)
+    axes = [k for k in dimensions if k not in NAME_PARTS + ("threads",)]
+    if axes:
+        name += "[%s]" % ",".join("%s=%s" % (k, dimensions[k])
+                                  for k in axes)
+    if "threads" in dimensions:
+        name += "/t%d" % dimensions["threads"]
+    return name
+
+
+def benchmark_metadata(dimensions, axes=None, tables=None, name=None,
+                       ops_per_loop=None, concurrency=None, driver="threads",
+                       extra=None):
+    """The benchmark-level metadata ``python -m harness run`` writes.
+
+    ``axes`` defaults to one {"name", "unit", "log"} per non-name-part
+    dimension (threads with unit "threads", others unit-less); ``tables``
+    to the GIL family's for family "gil", else none; ops_per_loop and
+    concurrency to the threads axis (else 1).
+    """
+    import json
+
+    from harness.resultformat import (AXES_KEY, FORMAT_KEY, FORMAT_VERSION,
+                                      TABLES_KEY)
+    if axes is None:
+        axes = [THREADS_AXIS if k == "threads"
+                else {"name": k, "unit": "", "log": False}
+                for k in dimensions if k not in NAME_PARTS]
+    if tables is None:
+        tables = gil_tables() if dimensions["family"] == "gil" else []
+    threads = dimensions.get("threads", 1)
+    metadata = dict(dimensions)
+    metadata.update({
+        FORMAT_KEY: FORMAT_VERSION, "name": name or display_name(dimensions),
+        "unit": "second", AXES_KEY: json.dumps(axes), "driver": driver,
+        "ops_per_loop": threads if ops_per_loop is None else ops_per_loop,
+        "concurrency": threads if concurrency is None else concurrency,
+        "value_means": "wall seconds per loop",
+        "description": "synthetic", TABLES_KEY: json.dumps(tables),
+    })
+    metadata.update(extra or {})
+    return metadata
+
+
+def missing_entry(dimensions, reason, **kwargs):
+    """One ``gilbench_missing`` entry (kwargs as for benchmark_metadata)."""
+    metadata = benchmark_metadata(dimensions, **kwargs)
+    return {"name": metadata["name"], "reason": reason,
+            "metadata": metadata}
+
 
 def values_with_rsd(mean, rsd):
     """Two values whose pyperf mean is ``mean`` and whose sample standard
@@ -73,53 +162,64 @@ def values_with_rsd(mean, rsd):
     return [mean - half, mean + half]
 
 
-def gil_benchmark(name, values, python_version, implementation="cpython",
-                  cpus_usable=2, ratios=None, missing=None,
-                  cpu_utilisation=None, extra=None):
-    """A pyperf.Benchmark named ``family.case.variant.backend/tN`` with
-    the metadata ``python -m harness run`` writes."""
+def run_metadata(python_version, implementation="cpython", cpus_usable=2,
+                 cpu_utilisation=None, missing=None, extra=None):
+    """Per-run metadata: interpreter, CPUs, and the file's missing list."""
     import json
 
-    import pyperf
-
-    from cases.gil import RATIOS
-
-    base, _, threads = name.partition("/t")
-    family, case, variant, backend = base.split(".")
-    metadata = {
-        "name": name, "unit": "second",
-        "family": family, "case": case, "variant": variant,
-        "backend": backend, "threads": int(threads),
-        "value_means": "wall seconds per loop",
-        "cpus_usable": cpus_usable,
-        "python_implementation": implementation,
-        "python_version": python_version + " (64-bit)",
-        "gilbench_ratios": json.dumps(RATIOS if ratios is None else ratios,
-                                      sort_keys=True),
-    }
+    from harness.resultformat import MISSING_KEY
+    metadata = {"cpus_usable": cpus_usable,
+                "python_implementation": implementation,
+                "python_version": python_version + " (64-bit)"}
     if missing:
-        metadata["gilbench_missing"] = json.dumps(missing, sort_keys=True)
+        metadata[MISSING_KEY] = json.dumps(missing, sort_keys=True)
     if cpu_utilisation is not None:
         metadata["cpu_utilisation"] = cpu_utilisation
     metadata.update(extra or {})
+    return metadata
+
+
+def gil_benchmark(dimensions, values, python_version, implementation="cpython",
+                  cpus_usable=2, missing=None, cpu_utilisation=None,
+                  extra=None, **kwargs):
+    """A pyperf.Benchmark of one run with ``values``; ``extra`` is per-run
+    metadata (e.g. python_gil), kwargs go to benchmark_metadata."""
+    import pyperf
+
+    metadata = benchmark_metadata(dimensions, **kwargs)
+    metadata.update(run_metadata(python_version, implementation, cpus_usable,
+                                 cpu_utilisation, missing, extra))
     run = pyperf.Run(list(values), metadata=metadata, collect_metadata=False)
     return pyperf.Benchmark([run])
 
 
+DEFAULT_BENCHMARKS = [(gil("trivial", "gil", "cython", 1), [1e-6, 1e-6]),
+                      (gil("trivial", "nogil", "cython", 1), [2e-6, 2e-6])]
+
+
 def write_result(directory, filename, python_version, benchmarks=None,
-                 missing=None, **kwargs):
-    """Dump one result file; ``benchmarks`` maps name -> values.  Returns
-    its path."""
+                 missing=(), **kwargs):
+    """Dump one result file and return its path.
+
+    ``benchmarks``: (dims, values) pairs, or (dims, values, kwargs) with
+    benchmark_metadata arguments for that one; ``missing``: (dims, reason)
+    pairs, or ready entries (dicts).  Other kwargs go to every benchmark
+    and missing entry (axes, tables, ...) or to gil_benchmark (per run).
+    """
     import pyperf
 
+    per_run = {k: kwargs.pop(k) for k in ("implementation", "cpus_usable",
+                                          "cpu_utilisation", "extra")
+               if k in kwargs}
+    entries = [m if isinstance(m, dict) else missing_entry(*m, **kwargs)
+               for m in missing]
     directory.mkdir(parents=True, exist_ok=True)
-    if benchmarks is None:
-        benchmarks = {"gil.trivial.gil.cython/t1": [1e-6, 1e-6],
-                      "gil.trivial.nogil.cython/t1": [2e-6, 2e-6]}
     suite = pyperf.BenchmarkSuite([
-        gil_benchmark(name, values, python_version, missing=missing,
-                      **kwargs)
-        for name, values in benchmarks.items()])
+        gil_benchmark(item[0], item[1], python_version, missing=entries,
+                      **dict(per_run, **dict(kwargs, **(
+                          item[2] if len(item) > 2 else {}))))
+        for item in (DEFAULT_BENCHMARKS if benchmarks is None
+                     else benchmarks)])
     path = directory / filename
     suite.dump(str(path), replace=True)
     return path

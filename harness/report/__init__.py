@@ -1,6 +1,8 @@
 """Report side (Python >= 3.9): tables and pages rendered from result JSON.
 
-Reads only pyperf JSON written by ``python -m harness run``; what to divide
-by what comes from the ``gilbench_ratios`` metadata the case modules put
-there, so a new family needs no change here.
+Reads only pyperf JSON written by ``python -m harness run`` (format 2, see
+harness.resultformat); the tables come from the ``gilbench_tables``
+declarations the case modules put there, so a new family needs no change
+here.  loader -> records (model) -> pivot/kinds/listings -> Tables of
+structured Cells -> render (text, escaping, templates).
 """

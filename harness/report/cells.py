@@ -1,14 +1,20 @@
-"""Wording of table cells: times, ratios, flags."""
+"""Wording of numbers and flags in table cells."""
 from __future__ import annotations
+
+import math
+
+from harness.report.model import Cell
 
 NOISY_RSD = 0.05  # relative std dev above which a value is flagged
 NOISY_MARK = "~"
 OVERSUBSCRIBED_MARK = "^"
-LEGEND = ("%s: relative std dev above %d%% (noisy); %s: more threads than "
-          "usable CPUs (oversubscribed)." % (NOISY_MARK, NOISY_RSD * 100,
-                                             OVERSUBSCRIBED_MARK))
+LEGEND = ("%s: relative std dev above %d%% (noisy); %s: more threads or "
+          "processes than usable CPUs (oversubscribed)."
+          % (NOISY_MARK, NOISY_RSD * 100, OVERSUBSCRIBED_MARK))
+NOT_RUN = "n/a: not run"
 
 _UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"))
+_SI = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
 
 def format_seconds(seconds):
@@ -26,36 +32,56 @@ def format_seconds(seconds):
             return "%.*f%s" % (digits, value, unit)
 
 
-def flags(*measurements):
+def significant(number, digits=3):
+    """``digits`` significant digits, never an exponent: 830, 12.3,
+    0.0123, 1230 (a thousand and more keeps its integer digits)."""
+    number = float("%.*g" % (digits, number))
+    if number == 0 or not math.isfinite(number):
+        return "%g" % number
+    decimals = digits - 1 - math.floor(math.log10(abs(number)))
+    return "%.*f" % (max(decimals, 0), number)
+
+
+def si(number):
+    """Three significant digits with a k/M/G suffix: 1.23M, 999, 1.00k."""
+    number = float("%.3g" % number)
+    for scale, suffix in _SI:
+        if abs(number) >= scale:
+            return significant(number / scale) + suffix
+    return significant(number)
+
+
+def format_quantity(number, unit):
+    """A pyperf value in its unit ("second", "byte" or "integer")."""
+    if unit == "second":
+        return format_seconds(number)
+    if unit == "byte":
+        return si(number) + "B"
+    return significant(number)
+
+
+def flags(*records):
     marks = ""
-    if any(m.rsd > NOISY_RSD for m in measurements):
+    if any(r.rsd > NOISY_RSD for r in records):
         marks += NOISY_MARK
-    if any(m.threads > m.cpus_usable for m in measurements):
+    if any(r.oversubscribed for r in records):
         marks += OVERSUBSCRIBED_MARK
     return marks
 
 
-def _with_flags(text, marks):
-    return "%s %s" % (text, marks) if marks else text
+def missing(reason):
+    return Cell(reason, missing=True)
 
 
-def ratio_cell(numerator, denominator, reason):
-    """``2.77 (69.8ns/25.2ns)``, flagged; the reason when one is missing."""
-    if numerator is None or denominator is None:
-        return reason
-    text = "%.2f (%s/%s)" % (numerator.mean / denominator.mean,
-                             format_seconds(numerator.mean),
-                             format_seconds(denominator.mean))
-    return _with_flags(text, flags(numerator, denominator))
+def raw(record):
+    """``1.00us +- 60.0ns``, flagged."""
+    text = "%s +- %s" % (format_quantity(record.mean, record.unit),
+                         format_quantity(record.stdev, record.unit))
+    return Cell(text, record.mean, record.stdev, flags(record))
 
 
-def raw_cell(measurement):
-    text = "%s +- %s" % (format_seconds(measurement.mean),
-                         format_seconds(measurement.stdev))
-    return _with_flags(text, flags(measurement))
-
-
-def cpu_cell(measurement):
-    if measurement.cpu_utilisation is None:
-        return "n/a: not recorded"
-    return "%d%%" % round(measurement.cpu_utilisation * 100)
+def cpu(record):
+    if record.cpu_utilisation is None:
+        return missing("n/a: not recorded")
+    return Cell("%d%%" % round(record.cpu_utilisation * 100),
+                record.cpu_utilisation)

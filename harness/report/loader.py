@@ -1,43 +1,21 @@
-"""Loads gilbench result files into plain records for the pivot code."""
+"""Loads gilbench result files (format 2, see harness.resultformat) into
+Records: one per benchmark, measured or missing, with its dimensions read
+from metadata -- never from its name."""
 from __future__ import annotations
 
 import json
 import os
-import re
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 import pyperf
 
+from harness import resultformat as fmt
 from harness.errors import UsageError
+from harness.report import interpreters, kinds
+from harness.report.model import INTERPRETER, Record, ResultFile
 
-DIMENSIONS = ("family", "case", "variant", "backend")
-MISSING_KEY = "gilbench_missing"  # written by harness.results
-
-
-@dataclass(frozen=True)
-class Measurement:
-    name: str
-    dims: dict
-    threads: int
-    mean: float
-    stdev: float
-    cpus_usable: int
-    cpu_utilisation: float | None
-
-    @property
-    def rsd(self):
-        return self.stdev / self.mean if self.mean else 0.0
-
-
-@dataclass
-class ResultFile:
-    path: str
-    interpreter: str  # e.g. "CPython 3.11", "PyPy 3.9", "CPython 3.13t"
-    version_key: tuple
-    measurements: list
-    missing: dict  # benchmark name -> "n/a: ..." / "failed: ..."
-    ratios: dict  # family -> list of ratio declarations
-    facts: dict = field(default_factory=dict)
+REQUIRED = fmt.NAME_PARTS + (fmt.AXES_KEY, "ops_per_loop", "concurrency")
+RERUN = "re-run it with this gilbench (python -m harness run)"
 
 
 def _load_suite(path):
@@ -50,78 +28,173 @@ def _load_suite(path):
         raise UsageError(f"{path!r} is not a pyperf result file ({reason})")
 
 
-def _measurement(bench):
+def check_format(path, name, meta):
+    """Refuse, in one line, anything but a format-2 gilbench benchmark."""
+    version = meta.get(fmt.FORMAT_KEY)
+    if version is None and "family" not in meta:
+        raise UsageError(f"{path!r} is a pyperf file but not a gilbench "
+                         f"result ({name!r} has no {fmt.FORMAT_KEY} or "
+                         "family metadata)")
+    if version is None:  # format 1 had no version key
+        version = 1
+    if version != fmt.FORMAT_VERSION:
+        newer = isinstance(version, int) and version > fmt.FORMAT_VERSION
+        todo = "update gilbench to render it" if newer else RERUN
+        raise UsageError(f"{path!r} is gilbench result format {version}; "
+                         f"this report reads format {fmt.FORMAT_VERSION} "
+                         f"only: {todo}")
+    _require(path, name, meta, REQUIRED)
+
+
+def _require(path, name, meta, keys):
+    lacking = [k for k in keys if k not in meta]
+    if not lacking:
+        lacking = [a["name"] for a in _axes(path, name, meta)
+                   if a["name"] not in meta]
+    if lacking:
+        raise UsageError(f"{path!r} is not a valid gilbench format "
+                         f"{fmt.FORMAT_VERSION} result ({name!r} has no "
+                         f"{', '.join(lacking)} metadata)")
+
+
+def _json(path, what, text, kind):
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError):
+        data = None
+    if not isinstance(data, kind):
+        raise UsageError(f"{path!r} has unreadable {what} metadata "
+                         f"(expected a JSON {kind.__name__})")
+    return data
+
+
+def _axes(path, name, meta):
+    axes = _json(path, f"{fmt.AXES_KEY} of {name!r}",
+                 meta.get(fmt.AXES_KEY, "[]"), list)
+    if not all(isinstance(a, dict) and "name" in a for a in axes):
+        raise UsageError(f"{path!r}: {fmt.AXES_KEY} of {name!r} must list "
+                         "objects with a name")
+    return axes
+
+
+def _dims(path, name, meta):
+    keys = list(fmt.NAME_PARTS) + [a["name"] for a in _axes(path, name,
+                                                              meta)]
+    return {k: meta[k] for k in keys}
+
+
+def _mean_over_runs(runs, key):
+    found = [r.get_metadata()[key] for r in runs if key in r.get_metadata()]
+    return sum(found) / len(found) if found else None
+
+
+def _measured(path, bench):
     meta = bench.get_metadata()
-    runs_util = [run.get_metadata().get("cpu_utilisation")
-                 for run in bench.get_runs() if run.values]
-    runs_util = [u for u in runs_util if u is not None]
-    stdev = bench.stdev() if bench.get_nvalue() > 1 else 0.0
-    return Measurement(
-        name=bench.get_name(), dims={k: meta[k] for k in DIMENSIONS},
-        threads=int(meta["threads"]), mean=bench.mean(), stdev=stdev,
-        cpus_usable=int(meta.get("cpus_usable", meta.get("cpu_count", 1))),
-        cpu_utilisation=(sum(runs_util) / len(runs_util)
-                         if runs_util else None))
+    runs = [run for run in bench.get_runs() if run.values]
+    cpus = _mean_over_runs(runs, "cpus_usable") or meta.get("cpu_count", 1)
+    return Record(
+        name=bench.get_name(), dims=_dims(path, bench.get_name(), meta),
+        unit=meta.get("unit", "second"), mean=bench.mean(),
+        stdev=bench.stdev() if bench.get_nvalue() > 1 else 0.0,
+        ops_per_loop=int(meta["ops_per_loop"]),
+        concurrency=int(meta["concurrency"]), cpus_usable=int(cpus),
+        cpu_utilisation=_mean_over_runs(runs, "cpu_utilisation"))
 
 
-def _language_version(python_version):
-    """(3, 9) from "3.9.18 (64-bit)" or "PyPy 7.3.11 (Python 3.9.16) ..."."""
-    match = (re.search(r"Python (\d+)\.(\d+)", python_version)
-             or re.match(r"(\d+)\.(\d+)", python_version))
-    return (int(match.group(1)), int(match.group(2))) if match else None
+def _missing(path, entries, cpus_usable):
+    records = []
+    for entry in entries:
+        if not (isinstance(entry, dict) and isinstance(entry.get("name"), str)
+                and isinstance(entry.get("reason"), str)
+                and isinstance(entry.get("metadata"), dict)):
+            raise UsageError(f"{path!r}: each {fmt.MISSING_KEY} entry needs "
+                             "a name, a reason and metadata")
+        name, meta = entry["name"], entry["metadata"]
+        _require(path, name, meta, fmt.NAME_PARTS + (fmt.AXES_KEY,))
+        records.append(Record(
+            name=name, dims=_dims(path, name, meta),
+            unit=meta.get("unit", "second"),
+            ops_per_loop=int(meta.get("ops_per_loop", 1)),
+            concurrency=int(meta.get("concurrency", 1)),
+            cpus_usable=cpus_usable, reason=entry["reason"]))
+    return records
 
 
-def _interpreter(meta, path):
-    impl = meta.get("python_implementation", "unknown").lower()
-    major_minor = _language_version(meta.get("python_version", ""))
-    if major_minor is None:
-        raise UsageError(f"{path!r} has no readable python_version metadata")
-    free = (meta.get("python_gil") == "disabled"
-            or meta.get("py_gil_disabled_build") == 1)
-    name = {"cpython": "CPython", "pypy": "PyPy"}.get(impl, impl)
-    label = "%s %d.%d%s" % (name, *major_minor, "t" if free else "")
-    return label, (major_minor, impl != "cpython", free)
+def _declarations(path, metas):
+    """Table declarations and axis descriptions per family, first seen
+    wins (every benchmark of a family carries the same ones)."""
+    tables, axes = {}, {}
+    for name, meta in metas:
+        family = meta["family"]
+        if fmt.TABLES_KEY in meta and family not in tables:
+            declared = _json(path, f"{fmt.TABLES_KEY} of {name!r}",
+                             meta[fmt.TABLES_KEY], list)
+            for declaration in declared:
+                problem = kinds.problem(declaration)
+                if problem:
+                    raise UsageError(f"{path!r}: {name!r} declares a table "
+                                     f"the report cannot read ({problem})")
+            tables[family] = declared
+        for axis in _axes(path, name, meta):
+            axes.setdefault(family, {}).setdefault(axis["name"], axis)
+    return tables, axes
 
 
 def load_result(path):
     suite = _load_suite(path)
     benchmarks = suite.get_benchmarks()
-    required = DIMENSIONS + ("threads",)
+    if not benchmarks:
+        raise UsageError(f"{path!r} holds no benchmarks")
     for bench in benchmarks:
-        lacking = [k for k in required if k not in bench.get_metadata()]
-        if lacking:
-            raise UsageError(f"{path!r} is a pyperf file but not a gilbench "
-                             f"result ({bench.get_name()!r} has no "
-                             f"{', '.join(lacking)} metadata)")
-    common = benchmarks[0].get_metadata()
-    label, key = _interpreter(common, path)
-    ratios = {}
-    for bench in benchmarks:
-        meta = bench.get_metadata()
-        if "gilbench_ratios" in meta:
-            ratios[meta["family"]] = json.loads(meta["gilbench_ratios"])
-    return ResultFile(
-        path=path, interpreter=label, version_key=key,
-        measurements=[_measurement(b) for b in benchmarks],
-        missing=json.loads(common.get(MISSING_KEY, "{}")), ratios=ratios,
-        facts=_facts(common, benchmarks))
+        check_format(path, bench.get_name(), bench.get_metadata())
+    run_meta = _first_run_metadata(benchmarks)
+    label, key = interpreters.identify(run_meta, path)
+    entries = _json(path, fmt.MISSING_KEY,
+                    run_meta.get(fmt.MISSING_KEY, "[]"), list)
+    records = [_measured(path, b) for b in benchmarks]
+    records += _missing(path, entries, records[0].cpus_usable)
+    metas = [(b.get_name(), b.get_metadata()) for b in benchmarks]
+    metas += [(e["name"], e["metadata"]) for e in entries]
+    tables, axes = _declarations(path, metas)
+    return ResultFile(path=path, interpreter=label, version_key=key,
+                      records=records, tables=tables, axes=axes,
+                      facts=_facts(run_meta, benchmarks))
 
 
-def _facts(common, benchmarks):
-    loads = [b.get_metadata().get("load_avg_1min") for b in benchmarks]
-    loads += [r.get_metadata().get("load_avg_1min")
-              for b in benchmarks for r in b.get_runs()]
+def _first_run_metadata(benchmarks):
+    """Benchmark metadata plus the per-run keys (GIL state, CPUs) of its
+    first run: pyperf keeps keys that differ between runs only there."""
+    for bench in benchmarks:
+        for run in bench.get_runs():
+            if run.values:
+                return run.get_metadata()
+    return benchmarks[0].get_metadata()
+
+
+def _pinning(run_meta, benchmarks):
+    parts = []
+    if "cpu_affinity" in run_meta:
+        parts.append("--affinity %s" % run_meta["cpu_affinity"])
+    if any("pinned_cpus" in r.get_metadata()
+           for b in benchmarks for r in b.get_runs()):
+        parts.append("--pin-threads")
+    return ", ".join(parts) or "no"
+
+
+def _facts(run_meta, benchmarks):
+    loads = [r.get_metadata().get("load_avg_1min")
+             for b in benchmarks for r in b.get_runs()]
     loads = [x for x in loads if x is not None]
     return {
-        "python": common.get("python_version", "?"),
-        "gil": common.get("python_gil", "?"),
+        "python": run_meta.get("python_version", "?"),
+        "gil": run_meta.get("python_gil", "?"),
         "cpus": "%s usable (%s) of %s" % (
-            common.get("cpus_usable", "?"),
-            common.get("cpu_affinity_effective", "?"),
-            common.get("cpu_count", "?")),
-        "pinned": common.get("cpu_affinity", "no"),
+            run_meta.get("cpus_usable", "?"),
+            run_meta.get("cpu_affinity_effective", "?"),
+            run_meta.get("cpu_count", "?")),
+        "pinned": _pinning(run_meta, benchmarks),
         "load": ("%.2f-%.2f" % (min(loads), max(loads))) if loads else "?",
-        "pyperf": common.get("perf_version", "?"),
+        "pyperf": run_meta.get("perf_version", "?"),
     }
 
 
@@ -142,11 +215,12 @@ def expand_paths(paths):
 
 
 def load_results(paths):
-    """ResultFiles in interpreter order (2.7, 3.8, 3.9, PyPy 3.9, 3.10...)."""
+    """ResultFiles in interpreter order (2.7, 3.8, 3.9, PyPy 3.9, 3.10...),
+    each record's dims completed with its file's interpreter label."""
     results = [load_result(path) for path in expand_paths(paths)]
-    labels = [r.interpreter for r in results]
+    interpreters.disambiguate(results)
     for result in results:
-        if labels.count(result.interpreter) > 1:
-            stem = os.path.splitext(os.path.basename(result.path))[0]
-            result.interpreter = f"{result.interpreter} ({stem})"
+        result.records = [
+            replace(r, dims={**r.dims, INTERPRETER: result.interpreter})
+            for r in result.records]
     return sorted(results, key=lambda r: (r.version_key, r.interpreter))

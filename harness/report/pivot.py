@@ -1,208 +1,167 @@
-"""Turns result files into tables: ratio pivots, raw values, CPU use.
+"""The generic pivot: declared tables (harness.tables) from records.
 
-A table here is plain data (title, note, header, rows of cell strings);
-templates decide how it is drawn.  Cell wording lives in ``cells``.
+Dimensions are the name parts, the axes and ``interpreter``, all read from
+metadata.  ``rows`` and ``columns`` name one each; every dimension that
+the declaration does not mention (and the cell does not consume) joins
+``per``, so two benchmarks never compete for one cell.
 """
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
+import numbers
 
-from harness.report import cells
-from harness.report.loader import DIMENSIONS
+from harness.errors import UsageError
+from harness.report import kinds, listings
+from harness.report.lookup import Lookup
+from harness.report.model import INTERPRETER, Table, label
 
-NOT_RUN = "n/a: not run"
-
-
-@dataclass
-class Table:
-    title: str
-    note: str
-    header: list
-    rows: list  # lists of strings, same length as header
-
-    def with_cells(self, convert):
-        """A copy with every header and body cell passed through convert."""
-        return Table(self.title, self.note,
-                     [convert(c) for c in self.header],
-                     [[convert(c) for c in row] for row in self.rows])
-
-    @property
-    def widths(self):
-        return [max(len(row[i]) for row in [self.header] + self.rows)
-                for i in range(len(self.header))]
+HIDDEN_IN_TITLES = ("family",)  # every table of a family shares it
 
 
-def parse_name(name):
-    """Dimensions and thread count from ``family.case.variant.backend/tN``."""
-    base, _, suffix = name.partition("/t")
-    parts = base.split(".")
-    if len(parts) != len(DIMENSIONS) or not suffix.isdigit():
-        return None, None
-    return dict(zip(DIMENSIONS, parts)), int(suffix)
+def _numeric(values):
+    return all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+               for v in values)
 
 
-def _key(dims, threads):
-    return tuple(dims[d] for d in DIMENSIONS) + (threads,)
+def ordered(dim, records, interpreters):
+    """The values of ``dim``: interpreters in file order (all of them, so
+    an absent file shows "n/a: not run"), numbers ascending, anything
+    else in first-seen (registry) order."""
+    if dim == INTERPRETER:
+        return list(interpreters)
+    seen = []
+    for record in records:
+        value = record.dims.get(dim)
+        if value is not None and value not in seen:
+            seen.append(value)
+    return sorted(seen) if _numeric(seen) else seen
 
 
-class Index:
-    """One result file's measurements and missing reasons by dimensions."""
-
-    def __init__(self, result):
-        self.result = result
-        self.measured = {_key(m.dims, m.threads): m
-                         for m in result.measurements}
-        self.missing = {}
-        for name, reason in result.missing.items():
-            dims, threads = parse_name(name)
-            if dims is not None:
-                self.missing[_key(dims, threads)] = reason
-
-    def lookup(self, dims, threads):
-        """(Measurement or None, reason when None)."""
-        key = _key(dims, threads)
-        if key in self.measured:
-            return self.measured[key], None
-        return None, self.missing.get(key, NOT_RUN)
-
-    def keys(self):
-        return list(self.measured) + list(self.missing)
+def split_dimensions(declaration, kind, records):
+    """``per`` as declared, then every other dimension the records have
+    and the declaration does not mention, in metadata order."""
+    mentioned = ({declaration["rows"], declaration["columns"]}
+                 | set(declaration["per"]) | set(kind.consumed))
+    per = list(declaration["per"])
+    for record in records:
+        per += [d for d in record.dims if d not in mentioned and d not in per]
+    return per
 
 
-def _with(dims, **changes):
-    new = dict(dims)
-    new.update(changes)
-    return new
+def _matches(record, where):
+    return all(record.dims.get(k) == v for k, v in where.items())
 
 
-def _denominator(index, declaration, dims, threads):
-    """The twin to divide by, trying the declared fallback dimensions when
-    the exact twin was never registered (e.g. cffi has no GIL-held row)."""
-    twin = _with(dims, **{declaration["over"]: declaration["denominator"]})
-    found, reason = index.lookup(twin, threads)
-    fallback = declaration.get("fallback")
-    if found is None and fallback:
-        alternative = index.lookup(_with(twin, **fallback), threads)
-        if alternative[0] is not None or reason == NOT_RUN:
-            found, reason = alternative
-    return found, reason
+def _groups(per, anchors):
+    """Combinations of the ``per`` values, in first-seen order: the
+    registry's, as the files list their benchmarks."""
+    combos = []
+    for record in anchors:
+        combo = tuple(record.dims.get(d) for d in per)
+        if combo not in combos:
+            combos.append(combo)
+    return combos
 
 
-def _groups(indexes, family, declaration):
-    """Numerator dimension sets (without threads) and their thread counts."""
-    groups = {}
-    for index in indexes:
-        for key in index.keys():
-            dims = dict(zip(DIMENSIONS, key[:len(DIMENSIONS)]))
-            if (dims["family"] == family
-                    and dims[declaration["over"]] == declaration["numerator"]):
-                groups.setdefault(key[:len(DIMENSIONS)], set()).add(key[-1])
-    # Insertion order: the registry's order, as the results list them.
-    return [(dict(zip(DIMENSIONS, g)), sorted(t))
-            for g, t in groups.items()]
+def dimension_label(dim, axes):
+    """The header of the row labels: "Threads", or an axis with its unit."""
+    if dim == "threads":
+        return "Threads"
+    unit = axes.get(dim, {}).get("unit") or ""
+    if unit and unit != dim and not dim.endswith("_" + unit):
+        return "%s (%s)" % (dim, unit)
+    return dim
 
 
-def ratio_tables(results, family, declaration):
-    """One table per numerator group: rows = threads, columns = files."""
-    indexes = [Index(r) for r in results]
+def check_dimensions(declaration, family, records):
+    """A declaration naming a dimension no benchmark has would silently
+    draw nothing (or empty rows): refuse it, saying which."""
+    known = {INTERPRETER}
+    for record in records:
+        known.update(record.dims)
+    cell = declaration["cell"]
+    named = ([declaration["rows"], declaration["columns"]]
+             + list(declaration["per"]) + list(declaration["where"])
+             + [cell[k] for k in ("over", "along") if k in cell])
+    unknown = [d for d in named if d not in known]
+    if unknown:
+        raise UsageError("table %r of family %r names %s, which no "
+                         "benchmark has (dimensions: %s)" % (
+                             declaration["title"], family,
+                             ", ".join(map(repr, unknown)),
+                             ", ".join(sorted(known))))
+
+
+def _title(declaration, per_values):
+    shown = ", ".join("%s=%s" % (d, v) for d, v in per_values.items()
+                      if d not in HIDDEN_IN_TITLES and v is not None)
+    return "%s: %s" % (declaration["title"], shown) if shown \
+        else declaration["title"]
+
+
+def _text(value):
+    return "-" if value is None else str(value)
+
+
+def declared_tables(results, family, declaration, axes):
+    """One Table per combination of the ``per`` values (maybe none)."""
+    kind = kinds.make(declaration, axes)
+    records = [r for result in results for r in result.records
+               if r.dims["family"] == family]
+    check_dimensions(declaration, family, records)
+    # Twins (denominators, baselines) may lie outside ``where``: it picks
+    # the cells, not what they are computed from.
+    lookup = Lookup(records)
+    anchors = [r for r in kind.anchors(records)
+               if _matches(r, declaration["where"])]
+    interpreters = [result.interpreter for result in results]
+    per = split_dimensions(declaration, kind, anchors)
+    rows_dim, columns_dim = declaration["rows"], declaration["columns"]
     tables = []
-    over = declaration["over"]
-    for dims, thread_counts in _groups(indexes, family, declaration):
-        rows = []
-        for threads in thread_counts:
-            row = [str(threads)]
-            for index in indexes:
-                num, num_reason = index.lookup(dims, threads)
-                den, den_reason = _denominator(index, declaration, dims,
-                                               threads)
-                row.append(cells.ratio_cell(num, den, num_reason or
-                                            den_reason))
-            rows.append(row)
-        shown = ", ".join("%s=%s" % (d, dims[d]) for d in DIMENSIONS
-                          if d not in ("family", over))
+    for combo in _groups(per, anchors):
+        per_values = dict(zip(per, combo))
+        members = [r for r in anchors
+                   if all(r.dims.get(d) == v for d, v in per_values.items())]
+        row_values = ordered(rows_dim, members, interpreters)
+        column_values = ordered(columns_dim, members, interpreters)
+        grid = [[kind.cell(lookup, {**per_values, rows_dim: row,
+                                    columns_dim: column})
+                 for column in column_values] for row in row_values]
+        header = [label(dimension_label(rows_dim, axes))] + [
+            label(_text(c) if columns_dim == INTERPRETER
+                  else "%s=%s" % (columns_dim, c)) for c in column_values]
         tables.append(Table(
-            title="%s: %s" % (declaration["title"], shown),
-            note=_ratio_note(declaration, dims),
-            header=["Threads"] + [r.interpreter for r in results],
-            rows=rows))
+            title=_title(declaration, per_values), note=kind.note(grid),
+            header=header,
+            rows=[[label(_text(row))] + cells
+                  for row, cells in zip(row_values, grid)],
+            family=family, declaration=declaration, per=per_values,
+            row_dim=rows_dim, column_dim=columns_dim, row_values=row_values,
+            column_values=column_values))
     return tables
 
 
-def _ratio_note(declaration, dims):
-    over = declaration["over"]
-    note = "%s=%s divided by %s=%s" % (over, declaration["numerator"],
-                                       over, declaration["denominator"])
-    fallback = declaration.get("fallback") or {}
-    if any(dims.get(k) != v for k, v in fallback.items()):
-        alt = ", ".join("%s=%s" % kv for kv in sorted(fallback.items()))
-        note += " (or, where there is no such twin, with %s)" % alt
-        if declaration.get("note"):
-            note += ": " + declaration["note"]
-    return note + "."
-
-
-def _all_names(results):
-    names = []
+def declarations(results):
+    """{family: (table declarations, axes)}, first file declaring wins."""
+    found = {}
     for result in results:
-        for name in [m.name for m in result.measurements] + sorted(
-                result.missing):
-            if name not in names:
-                names.append(name)
-    return names
-
-
-def raw_table(results):
-    """Every benchmark's mean +- std dev per interpreter."""
-    return _per_benchmark_table(
-        results, "Raw results: mean +- std dev",
-        "pyperf values; see each file's value_means metadata for what one "
-        "value is.", cells.raw_cell)
-
-
-def cpu_table(results):
-    """CPU utilisation over the timed region (100% = one busy core)."""
-    return _per_benchmark_table(
-        results, "CPU utilisation over the timed region",
-        "process CPU time / wall time; above 100% means threads really "
-        "ran in parallel.", cells.cpu_cell)
-
-
-def _per_benchmark_table(results, title, note, format_cell):
-    indexes = [Index(r) for r in results]
-    rows = []
-    for name in _all_names(results):
-        dims, threads = parse_name(name)
-        row = [name]
-        for index in indexes:
-            found, reason = (index.lookup(dims, threads) if dims
-                             else (None, NOT_RUN))
-            row.append(format_cell(found) if found else reason)
-        rows.append(row)
-    return Table(title=title, note=note,
-                 header=["Benchmark"] + [r.interpreter for r in results],
-                 rows=rows)
-
-
-def environment_table(results):
-    keys = ["python", "gil", "cpus", "pinned", "load", "pyperf"]
-    return Table(
-        title="Runs", note="load is the 1-minute load average during the "
-        "runs; pinned is pyperf's --affinity, if given.",
-        header=["Interpreter", "file"] + keys,
-        rows=[[r.interpreter, os.path.basename(r.path)]
-              + [str(r.facts.get(k, "?")) for k in keys] for r in results])
+        for family, tables in result.tables.items():
+            if family not in found:
+                axes = {}
+                for other in results:
+                    for name, axis in other.axes.get(family, {}).items():
+                        axes.setdefault(name, axis)
+                found[family] = (tables, axes)
+    return found
 
 
 def all_tables(results):
-    """Ratio tables of every family present, then raw, CPU and runs."""
-    declarations = {}
-    for result in results:
-        for family, ratios in result.ratios.items():
-            declarations.setdefault(family, ratios)
+    """Declared tables (families alphabetically, tables in declaration
+    order), then raw values, CPU utilisation and runs."""
     tables = []
-    for family in sorted(declarations):
-        for declaration in declarations[family]:
-            tables.extend(ratio_tables(results, family, declaration))
-    return tables + [raw_table(results), cpu_table(results),
-                     environment_table(results)]
+    found = declarations(results)
+    for family in sorted(found):
+        family_tables, axes = found[family]
+        for declaration in family_tables:
+            tables.extend(declared_tables(results, family, declaration,
+                                          axes))
+    return tables + listings.all_listings(results)

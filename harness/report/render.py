@@ -1,8 +1,10 @@
-"""Renders tables through the jinja2 templates in templates/."""
+"""Renders tables through the jinja2 templates in templates/: the only
+place where structured cells become (escaped) text."""
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 import jinja2
 
@@ -53,11 +55,31 @@ def environment():
         undefined=jinja2.StrictUndefined)
 
 
+@dataclass
+class TextTable:
+    """A table as the text templates draw it: escaped strings only."""
+    title: str
+    note: str
+    header: list
+    rows: list
+
+    @property
+    def widths(self):
+        return [max(len(row[i]) for row in [self.header] + self.rows)
+                for i in range(len(self.header))]
+
+
+def as_text(table, escape):
+    """A model.Table's cells (text and flags) as escaped strings."""
+    return TextTable(escape(table.title), escape(table.note),
+                     [escape(cell.display) for cell in table.header],
+                     [[escape(cell.display) for cell in row]
+                      for row in table.rows])
+
+
 def render(results, fmt):
     escape = _ESCAPE[fmt]
-    tables = [table.with_cells(escape) for table in pivot.all_tables(results)]
-    for table in tables:
-        table.title, table.note = escape(table.title), escape(table.note)
+    tables = [as_text(table, escape) for table in pivot.all_tables(results)]
     text = environment().get_template(FORMATS[fmt]).render(
         results=results, tables=tables, legend=escape(cells.LEGEND),
         interpreters=[escape(r.interpreter) for r in results])

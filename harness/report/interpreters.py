@@ -1,0 +1,43 @@
+"""Which interpreter a result file measured: its column label and order."""
+from __future__ import annotations
+
+import os
+import re
+
+from harness.errors import UsageError
+
+
+def _language_version(python_version):
+    """(3, 9) from "3.9.18 (64-bit)" or "PyPy 7.3.11 (Python 3.9.16) ..."."""
+    match = (re.search(r"Python (\d+)\.(\d+)", python_version)
+             or re.match(r"(\d+)\.(\d+)", python_version))
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def identify(meta, path):
+    """(label, order key) from a file's pyperf metadata.
+
+    A free-threaded build is "CPython 3.13t"; run with PYTHON_GIL=1 it
+    holds a GIL again, which changes every number, so it is told apart as
+    "CPython 3.13t (GIL on)" and sorted right after its sibling.
+    """
+    impl = str(meta.get("python_implementation", "unknown")).lower()
+    major_minor = _language_version(str(meta.get("python_version", "")))
+    if major_minor is None:
+        raise UsageError(f"{path!r} has no readable python_version metadata")
+    free_build = (meta.get("py_gil_disabled_build") == 1
+                  or meta.get("python_gil") == "disabled")
+    gil_on = free_build and meta.get("python_gil") == "enabled"
+    name = {"cpython": "CPython", "pypy": "PyPy"}.get(impl, impl)
+    label = "%s %d.%d%s%s" % (name, *major_minor, "t" if free_build else "",
+                              " (GIL on)" if gil_on else "")
+    return label, (major_minor, impl != "cpython", free_build, gil_on)
+
+
+def disambiguate(results):
+    """Equal labels (two files of one interpreter) get the file's stem."""
+    labels = [r.interpreter for r in results]
+    for result in results:
+        if labels.count(result.interpreter) > 1:
+            stem = os.path.splitext(os.path.basename(result.path))[0]
+            result.interpreter = f"{result.interpreter} ({stem})"

@@ -1,0 +1,94 @@
+"""The report's data: records loaded from result files, and tables of
+structured cells built from them.
+
+Cells keep their numbers (value, spread) next to their wording so that a
+page with plots can be drawn from the same tables; only ``render`` turns
+them into escaped text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+INTERPRETER = "interpreter"  # the pseudo-dimension: one per result file
+
+
+@dataclass(frozen=True)
+class Record:
+    """One benchmark of one result file, measured or missing."""
+    name: str
+    dims: dict  # name parts, every axis, and INTERPRETER
+    unit: str = "second"
+    mean: float | None = None  # None when missing
+    stdev: float = 0.0
+    ops_per_loop: int = 1
+    concurrency: int = 1
+    cpus_usable: int = 1
+    cpu_utilisation: float | None = None  # mean over runs
+    reason: str | None = None  # "n/a: ...", "failed: ...", "hung: ..."
+
+    @property
+    def measured(self):
+        return self.reason is None
+
+    @property
+    def rsd(self):
+        return self.stdev / self.mean if self.mean else 0.0
+
+    @property
+    def oversubscribed(self):
+        return self.concurrency > self.cpus_usable
+
+
+@dataclass
+class ResultFile:
+    path: str
+    interpreter: str  # e.g. "CPython 3.11", "CPython 3.13t (GIL on)"
+    version_key: tuple
+    records: list  # Records in file order: measured, then missing
+    tables: dict  # family -> list of table declarations
+    axes: dict  # family -> {axis name: {"unit": ..., "log": ...}}
+    facts: dict = field(default_factory=dict)  # for the Runs table
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One table cell.  ``text`` is the wording without flags; ``value``
+    is the number a plot would draw (None for a reason, a label, or a
+    crossover that does not cross); ``spread`` one standard deviation of
+    ``value`` where that is meaningful."""
+    text: str
+    value: float | None = None
+    spread: float | None = None
+    flags: str = ""
+    missing: bool = False  # text is a reason (n/a, failed, hung)
+    fallback: bool = False  # a ratio divided by the declared fallback twin
+
+    @property
+    def display(self):
+        return "%s %s" % (self.text, self.flags) if self.flags else self.text
+
+
+def label(text):
+    """A header or row-label cell."""
+    return Cell(str(text))
+
+
+@dataclass
+class Table:
+    """A titled grid of Cells; the first column labels the rows.
+
+    For declared tables the structure is kept too (which dimensions the
+    rows and columns are, their typed values, the ``per`` values and the
+    declaration), so a plot needs no parsing of the text.
+    """
+    title: str
+    note: str
+    header: list  # Cells
+    rows: list  # lists of Cells, as long as the header
+    family: str | None = None
+    declaration: dict | None = None
+    per: dict = field(default_factory=dict)
+    row_dim: str | None = None
+    column_dim: str | None = None
+    row_values: list = field(default_factory=list)
+    column_values: list = field(default_factory=list)
