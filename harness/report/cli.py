@@ -12,7 +12,8 @@ def _parser():
     from harness.cli import OneLineErrorParser
     parser = OneLineErrorParser(
         prog="python -m harness report",
-        description="Render ratio, raw and CPU tables from result JSON.")
+        description="Render the declared tables of every family, then raw, "
+        "CPU and runs tables, from result JSON (format 2).")
     parser.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
                         help="result JSON files, or directories of them")
     parser.add_argument("--format", choices=sorted(render.FORMATS),

@@ -92,3 +92,4 @@ class Table:
     column_dim: str | None = None
     row_values: list = field(default_factory=list)
     column_values: list = field(default_factory=list)
+    axes: dict = field(default_factory=dict)  # name -> {"unit", "log"}

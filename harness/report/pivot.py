@@ -136,7 +136,7 @@ def declared_tables(results, family, declaration, axes):
                   for row, cells in zip(row_values, grid)],
             family=family, declaration=declaration, per=per_values,
             row_dim=rows_dim, column_dim=columns_dim, row_values=row_values,
-            column_values=column_values))
+            column_values=column_values, axes=axes))
     return tables
 
 
