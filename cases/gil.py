@@ -17,7 +17,7 @@ import importlib
 import threading
 from itertools import repeat
 
-from harness.registry import CaseSpec, Unavailable, ratio
+from harness.api import CaseSpec, Unavailable, ratio, table
 
 FAMILY = "gil"
 CYTHON_MODULE = "extensions._gil_cy"
@@ -40,14 +40,20 @@ def _calling(func):
     return work
 
 
+def _needs(module_name):
+    def check(params):
+        _extension(module_name)
+    return check
+
+
 def cython(function_name):
-    def prepare():
+    def prepare(params):
         return _calling(getattr(_extension(CYTHON_MODULE), function_name))
     return prepare
 
 
 def cffi(function_name):
-    def prepare():
+    def prepare(params):
         return _calling(getattr(_extension(CFFI_MODULE).lib, function_name))
     return prepare
 
@@ -56,11 +62,11 @@ def _python_trivial():
     return 1
 
 
-def python_trivial():
+def python_trivial(params):
     return _calling(_python_trivial)
 
 
-def python_lock():
+def python_lock(params):
     lock = threading.Lock()
 
     def locked_trivial():
@@ -72,12 +78,15 @@ def python_lock():
 def _specs(case, what, cython_name, cffi_name, python_prepare, python_what):
     return [
         CaseSpec(FAMILY, case, "gil", "cython", cython(cython_name + "_gil"),
-                 "%s, GIL held (Cython)" % what),
+                 "%s, GIL held (Cython)" % what,
+                 check=_needs(CYTHON_MODULE)),
         CaseSpec(FAMILY, case, "nogil", "cython",
                  cython(cython_name + "_nogil"),
-                 "%s, GIL released (Cython with nogil)" % what),
+                 "%s, GIL released (Cython with nogil)" % what,
+                 check=_needs(CYTHON_MODULE)),
         CaseSpec(FAMILY, case, "nogil", "cffi", cffi(cffi_name),
-                 "%s, GIL released (cffi API mode)" % what),
+                 "%s, GIL released (cffi API mode)" % what,
+                 check=_needs(CFFI_MODULE)),
         CaseSpec(FAMILY, case, "gil", "python", python_prepare,
                  "%s, reference" % python_what),
     ]
@@ -90,11 +99,12 @@ CASES = (
              "gb_lock_trivial", python_lock,
              "pure-Python call inside threading.Lock"))
 
-RATIOS = [
-    ratio("nogil/gil slowdown", over="variant", numerator="nogil",
-          denominator="gil", fallback={"backend": "cython"},
+TABLES = [
+    table("nogil/gil slowdown", rows="threads", per=["case", "backend"],
+          cell=ratio(over="variant", numerator="nogil", denominator="gil",
+                     fallback={"backend": "cython"}),
           note="cffi always releases the GIL, so its rows are divided by "
           "the GIL-held Cython call"),
-    ratio("lock/trivial factor", over="case", numerator="lock",
-          denominator="trivial"),
+    table("lock/trivial factor", rows="threads", per=["variant", "backend"],
+          cell=ratio(over="case", numerator="lock", denominator="trivial")),
 ]

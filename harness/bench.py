@@ -3,12 +3,23 @@
 ``python -m harness run`` starts this once per benchmark (so a crash or a
 hang costs only that benchmark); pyperf then re-runs it as its workers with
 ``--worker``, and ``add_cmdline_args`` forwards the harness options to them.
+
+Set-up (the case's prepare(), threads, processes, pinning) happens in each
+pyperf worker on its first call, before any value is timed.  A set-up that
+says the benchmark cannot run here (Unavailable, the GIL re-enabled by an
+import) writes the reason to ``--status`` and exits with
+:data:`EXIT_REFUSED`; ``run`` records that reason instead of a failure.
 """
 from __future__ import print_function
 
+import atexit
+import json
+import os
+import sys
+
 import pyperf
 
-from harness import fanout, metrics, registry
+from harness import drivers, gilguard, metrics, pinning, record, registry
 from harness.errors import UsageError
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
@@ -23,28 +34,31 @@ DEFAULT_WARMUPS = 1
 # took 176 s with 3 processes): fewer processes.  One warmup of >= 50 ms is
 # far past the JIT's tracing threshold for these call loops.
 JIT_PROCESSES = 2
+EXIT_REFUSED = 3
 
 
 class HarnessRunner(pyperf.Runner):
-    """A Runner that exposes the worker task being measured.
+    """A Runner that points harness.record at the run being measured.
 
     pyperf offers no public way for a time function to add per-run metadata;
     the task's metadata dict is copied into the Run after the last value, so
-    time functions write there (CPU utilisation, affinity in force).
+    record() writes there.  This override is the only use of pyperf
+    internals.
     """
 
-    current_task = None
-
     def _worker(self, task):
-        self.current_task = task
+        record.set_sink(task.metadata)
         return pyperf.Runner._worker(self, task)
 
 
 def _forward_harness_options(cmd, args):
-    cmd.extend(["--bench", args.bench, "--bench-threads",
-                str(args.bench_threads)])
+    cmd.extend(["--bench-case", args.bench_case,
+                "--bench-params", args.bench_params,
+                "--status", args.status])
     for module in args.module or ():
         cmd.extend(["--module", module])
+    if args.pin_threads:
+        cmd.append("--pin-threads")
 
 
 def make_runner():
@@ -57,13 +71,21 @@ def make_runner():
         program_args=("-m", "harness", "bench"),
         add_cmdline_args=_forward_harness_options)
     parser = runner.argparser
-    parser.add_argument("--bench", required=True,
-                        help="exact benchmark name")
-    parser.add_argument("--bench-threads", type=int, required=True,
-                        help="its thread count")
+    parser.add_argument("--bench-case", required=True,
+                        help="the case's family.case.variant.backend")
+    parser.add_argument("--bench-params", required=True,
+                        help="its axis values, as a JSON object")
+    parser.add_argument("--status", required=True,
+                        help="file where a refusal's reason is written")
     parser.add_argument("--module", action="append",
                         help="case module (dotted name or .py path)")
+    parser.add_argument("--pin-threads", action="store_true",
+                        help="pin thread or process i to usable CPU i")
     return runner
+
+
+class Refused(Exception):
+    """The benchmark cannot be measured here; the reason says why."""
 
 
 class TimeFunction(object):
@@ -72,31 +94,62 @@ class TimeFunction(object):
     def __init__(self, runner, bench):
         self.runner = runner
         self.bench = bench
-        self.work = None
+        self.timer = None
         self.utilisations = []
 
     def __call__(self, loops):
-        if self.work is None:
-            self.work = self.bench.spec.prepare()
-            self._record(metrics.process_facts())
-        result = fanout.run_threads(self.work, self.bench.threads, loops)
+        try:
+            if self.timer is None:
+                self._set_up()
+            wall, utilisation = self.timer(loops)
+        except registry.Unavailable as exc:  # e.g. a thread could not pin
+            refuse(self.runner.args.status, "n/a: %s" % (exc,))
         # The last `values` calls of a worker are its measured values.
-        self.utilisations.append(result.cpu_utilisation)
+        self.utilisations.append(utilisation)
         recent = self.utilisations[-self.runner.args.values:]
-        self._record({"cpu_utilisation": sum(recent) / len(recent)})
-        return result.wall
+        record.record(cpu_utilisation=sum(recent) / len(recent))
+        return wall
 
-    def _record(self, metadata):
-        task = self.runner.current_task
-        if task is not None:
-            task.metadata.update(metadata)
+    def _set_up(self):
+        args, bench = self.runner.args, self.bench
+        pin = (pinning.Pinning(metrics.cpu_affinity())
+               if args.pin_threads else None)
+        pinning.set_current(pin)
+        prepared = bench.spec.prepare(dict(bench.params))
+        self.timer = drivers.make_timer(
+            bench, prepared, pin, (args.module, bench.spec.base_name,
+                                   list(bench.params.items())))
+        atexit.register(self.timer.close)
+        reason = gilguard.reenabled_reason()
+        if reason:
+            refuse(args.status, reason)
+        facts = metrics.process_facts()
+        count = drivers.count_axis(bench.spec.driver)
+        if pin is not None and count:
+            facts["pinned_cpus"] = pin.describe(bench.params[count])
+        record.record(**facts)
+
+
+def refuse(status_path, reason):
+    """Tell ``run`` why this benchmark has no values, and stop."""
+    with open(status_path, "w") as stream:
+        json.dump({"reason": reason}, stream)
+    sys.stderr.write("gilbench: %s\n" % reason)
+    sys.stderr.flush()
+    os._exit(EXIT_REFUSED)  # not SystemExit: pyperf must not catch it
+
+
+def load_benchmark(args):
+    spec, tables = registry.find_spec(args.module, args.bench_case)
+    params = registry.decode_params(spec, args.bench_params)
+    return registry.Benchmark(spec, params, tables)
 
 
 def main(argv):
+    gilguard.install()
     runner = make_runner()
     args = runner.parse_args(argv)
-    benchmarks = registry.load(args.module, [args.bench_threads])
-    bench = registry.find(benchmarks, args.bench)
+    bench = load_benchmark(args)
     runner.bench_time_func(bench.name, TimeFunction(runner, bench),
                            metadata=bench.metadata())
     return 0
@@ -106,6 +159,7 @@ def main(argv):
 _RESERVED = ("output", "append", "worker", "worker_task", "pipe",
              "calibrate_loops", "recalibrate_loops", "calibrate_warmups",
              "recalibrate_warmups", "compare_to")
+_OWN = ("bench_case", "bench_params", "status", "module", "pin_threads")
 
 
 def check_pyperf_options(options):
@@ -113,15 +167,14 @@ def check_pyperf_options(options):
     the harness's own options alone (abbreviations included)."""
     runner = make_runner()
 
-    def refuse(message):
+    def refuse_option(message):
         raise UsageError("bad pyperf option: %s" % message)
 
-    runner.argparser.error = refuse
-    defaults = runner.argparser.parse_args(["--bench=", "--bench-threads=1"])
-    given = runner.argparser.parse_args(
-        ["--bench=", "--bench-threads=1"] + list(options))
-    changed = [name for name in _RESERVED + ("bench", "bench_threads",
-                                             "module")
+    runner.argparser.error = refuse_option
+    required = ["--bench-case=", "--bench-params=", "--status="]
+    defaults = runner.argparser.parse_args(required)
+    given = runner.argparser.parse_args(required + list(options))
+    changed = [name for name in _RESERVED + _OWN
                if getattr(given, name, None) != getattr(defaults, name, None)]
     if changed:
         raise UsageError("option --%s is set by the harness itself; see "

@@ -9,7 +9,6 @@ import argparse
 import sys
 
 from harness.errors import UsageError, exit_with_usage_error
-from harness.threadspec import DEFAULT_THREADS
 
 COMMANDS = ("run", "list", "report")
 USAGE = """usage: python -m harness COMMAND [options]
@@ -30,13 +29,38 @@ class OneLineErrorParser(argparse.ArgumentParser):
 def _add_selection_options(parser):
     parser.add_argument("--case", action="append", metavar="GLOB",
                         help="run only benchmarks whose name (with or "
-                        "without /tN) matches; repeatable")
-    parser.add_argument("--threads", default=DEFAULT_THREADS, metavar="SPEC",
-                        help="thread counts, e.g. 1,2,4 or 1-8 "
-                        "(default: %(default)s)")
+                        "without its [axes] and /tN) matches; repeatable")
+    parser.add_argument("--param", action="append", metavar="AXIS=V1,V2",
+                        help="run only these values of an axis (ints also "
+                        "take ranges: threads=1-8); repeatable, one axis "
+                        "each")
+    parser.add_argument("--threads", metavar="SPEC",
+                        help="shorthand for --param threads=SPEC, e.g. "
+                        "1,2,4 or 1-8")
+    parser.add_argument("--quick", action="store_true",
+                        help="each axis's quick values (and, unless sized, "
+                        "smaller pyperf settings)")
     parser.add_argument("--module", action="append", metavar="MODULE",
                         help="case module (dotted name or path to a .py "
                         "file) instead of the built-in cases/; repeatable")
+
+
+def parse_params(args):
+    """{axis: text} from --param and --threads; one line on bad input."""
+    params = {}
+    items = list(args.param or ())
+    if args.threads is not None:
+        items.append("threads=" + args.threads)
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name or not text.strip():
+            raise UsageError("--param %r: expected AXIS=V1,V2" % item)
+        if name in params:
+            raise UsageError("--param: axis %r is given twice (--threads is "
+                             "--param threads=...)" % name)
+        params[name] = text.strip()
+    return params
 
 
 def run_parser():
@@ -52,6 +76,9 @@ def run_parser():
                         default=600.0,
                         help="kill a benchmark that runs longer "
                         "(default: %(default)s)")
+    parser.add_argument("--pin-threads", action="store_true",
+                        help="pin thread (or process) i to usable CPU "
+                        "i mod ncpus")
     return parser
 
 
@@ -60,6 +87,7 @@ def cmd_run(argv):
     args, pyperf_options = run_parser().parse_known_args(argv)
     if not args.timeout > 0:  # also refuses NaN
         raise UsageError("--timeout must be positive")
+    args.params = parse_params(args)
     return run.run(args, pyperf_options)
 
 
@@ -68,7 +96,10 @@ def cmd_list(argv):
     parser = OneLineErrorParser(prog="python -m harness list",
                                 description="List the registered cases.")
     _add_selection_options(parser)
+    parser.add_argument("--json", action="store_true",
+                        help="the registry as JSON (stable; for tools)")
     args = parser.parse_args(argv)
+    args.params = parse_params(args)
     for line in listing.format_cases(args):
         print(line)
     return 0

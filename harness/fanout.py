@@ -51,10 +51,12 @@ class FanOutResult(object):
                                 if controller_wall > 0 else 0.0)
 
 
-def run_threads(work, nthreads, loops):
+def run_threads(work, nthreads, loops, pin=None):
     """Call ``work(loops)`` in ``nthreads`` threads; return a FanOutResult.
 
-    An exception in any thread is re-raised here after all have finished.
+    ``pin`` (a harness.pinning.Pinning): each thread pins itself to its CPU
+    before it parks.  An exception in any thread (pinning included) is
+    re-raised here after all have finished.
     """
     gate = StartGate(nthreads)
     starts = [None] * nthreads
@@ -62,10 +64,18 @@ def run_threads(work, nthreads, loops):
     errors = []
 
     def body(index):
+        pinned = True
+        try:
+            if pin is not None:
+                pin.pin_current(index)
+        except BaseException as exc:  # still arrive, or the gate never opens
+            errors.append(exc)
+            pinned = False
         gate.arrive_and_wait()
         starts[index] = perf_counter()
         try:
-            work(loops)
+            if pinned:
+                work(loops)
         except BaseException as exc:  # reported by the controller
             errors.append(exc)
         ends[index] = perf_counter()

@@ -1,11 +1,10 @@
 """Facts about the process and interpreter recorded with every result."""
-import platform
 import resource
-import sys
-import sysconfig
 import time
 
 import psutil
+
+from harness import gilguard
 
 _PROCESS = psutil.Process()
 
@@ -31,28 +30,57 @@ def cpu_affinity():
         return list(range(psutil.cpu_count() or 1))
 
 
-def gil_state():
-    """How the interpreter treats the GIL, as metadata.
-
-    ``python_gil`` is "enabled" or "disabled" where the interpreter can say
-    (sys._is_gil_enabled, 3.13+), else what the implementation implies.
-    """
-    is_enabled = getattr(sys, "_is_gil_enabled", None)
-    if is_enabled is not None:
-        state = "enabled" if is_enabled() else "disabled"
-    elif platform.python_implementation() in ("CPython", "PyPy"):
-        state = "enabled"  # neither had a GIL-free build before 3.13
-    else:
-        state = "unknown"
-    disabled_build = sysconfig.get_config_var("Py_GIL_DISABLED")
-    return {"python_gil": state,
-            "py_gil_disabled_build": int(bool(disabled_build))}
-
-
 def process_facts():
     """Metadata for every run: GIL state and the CPUs the run could use."""
     cpus = cpu_affinity()
-    facts = gil_state()
+    facts = gilguard.state()
     facts["cpus_usable"] = len(cpus)
     facts["cpu_affinity_effective"] = ",".join(str(cpu) for cpu in cpus)
     return facts
+
+
+def _children_cpu_seconds():
+    """CPU time of this process's descendants: those already reaped (from
+    getrusage) plus the live ones (psutil; 10 ms ticks, fine for the long
+    values of custom cases)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    reaped = usage.ru_utime + usage.ru_stime
+    live = {}
+    try:
+        children = _PROCESS.children(recursive=True)
+    except psutil.Error:
+        children = []
+    for child in children:
+        try:
+            times = child.cpu_times()
+            live[child.pid] = times.user + times.system
+        except psutil.Error:  # gone meanwhile: counted as reaped, if ours
+            pass
+    return reaped, live
+
+
+class TreeCpuClock(object):
+    """CPU seconds of this process and its descendants since creation.
+
+    A child that is alive at both ends counts its difference; one started
+    in between counts whole; one reaped in between is in the getrusage
+    figure (a grandchild reaped by a child, only once its parent is).
+    """
+
+    def __init__(self):
+        self._own = process_cpu_seconds()
+        self._reaped, self._live = _children_cpu_seconds()
+
+    def elapsed(self):
+        own = process_cpu_seconds() - self._own
+        reaped, live = _children_cpu_seconds()
+        live_delta = sum(seconds - self._live.get(pid, 0.0)
+                         for pid, seconds in live.items())
+        dead_before = sum(seconds for pid, seconds in self._live.items()
+                          if pid not in live)
+        # A child that was live at the start and reaped since is in both
+        # ``reaped`` (whole) and ``self._live`` (its part before the start).
+        return own + (reaped - self._reaped) - dead_before + live_delta
+
+    def utilisation(self, wall):
+        return self.elapsed() / wall if wall > 0 else 0.0

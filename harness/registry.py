@@ -5,184 +5,302 @@ module named with ``--module``) defines:
 
 ``CASES``
     a list of :class:`CaseSpec`, in the order they should run;
-``RATIOS`` (optional)
-    a list of :func:`ratio` declarations telling the report which pairs of
-    benchmarks to divide.  They travel inside the result JSON's metadata, so
-    the renderer needs no edit for a new family.
+``TABLES`` (optional)
+    a list of :func:`harness.tables.table` declarations; they travel in
+    the result JSON's metadata, so the renderer needs no edit for a new
+    family.
 
-Expansion is deterministic (module order, ``CASES`` order, then thread
-counts ascending) because pyperf workers re-run the program and find their
-benchmark by position.
+Each spec expands to the cross product of its axes' values (the default or
+the quick profile, narrowed by ``--param``), in a deterministic order --
+module order, ``CASES`` order, then axes in declaration order with the last
+one varying fastest -- because pyperf workers re-run the program and find
+their benchmark by position.  A combination the spec's ``exclude`` refuses
+is kept, marked not applicable with the reason, and recorded as such.
+
+Benchmark names are for people and never parsed::
+
+    family.case.variant.backend[axis=value,...]/tN   (threads driver)
+    family.case.variant.backend[axis=value,...]/pN   (processes driver)
+
+with the bracket left out when the case has no other axes.
 """
 import fnmatch
-import importlib
 import json
-import os
-import pkgutil
-import re
-import sys
+from collections import OrderedDict
 
+from harness import axes as axes_module
+from harness import drivers, modules, resultformat
 from harness.errors import UsageError
 
-# What one pyperf value means for a threaded case (see harness.fanout).
-THREADED_VALUE_MEANS = (
-    "wall seconds per loop; in one loop each of the `threads` threads makes "
-    "one call, all started together, timed until the last one finishes")
+# Metadata keys an axis may not take: pyperf's own and gilbench's.
+RESERVED_KEYS = frozenset(resultformat.NAME_PARTS + (
+    "name", "unit", "loops", "inner_loops", "driver", "ops_per_loop",
+    "concurrency", "value_means", "description", "cpu_utilisation",
+    "cpus_usable", "cpu_affinity_effective", "cpu_affinity", "cpu_count",
+    "python_gil", "py_gil_disabled_build", "pinned_cpus", "date",
+    "duration", "uptime", "load_avg_1min", "interpreter", "tags",
+    "warmups", "values", "runs", "calibrate_loops", "recalibrate_loops",
+    "calibrate_warmups", "recalibrate_warmups", "hostname", "platform",
+    resultformat.FORMAT_KEY, resultformat.AXES_KEY, resultformat.TABLES_KEY,
+    resultformat.MISSING_KEY))
 
 
 class Unavailable(Exception):
-    """Raised by a spec's prepare(): this combination is n/a, for a reason."""
+    """Raised by a spec's check() or prepare(): n/a here, for a reason."""
 
 
 class CaseSpec(object):
-    """One benchmark family member, run at every requested thread count.
+    """One member of a benchmark family, run at every axis combination.
 
-    ``prepare()`` does the set-up (imports, objects) outside the clock and
-    returns ``work(loops)``, which each thread calls once per value; it raises
-    :class:`Unavailable` when the combination cannot run here.
+    ``prepare(params)`` does the set-up outside the clock (``params`` maps
+    every axis to its value) and returns, by ``driver``:
+
+    * ``threads``: ``work(loops)``, called once per value by each of the
+      ``threads`` threads, all released together;
+    * ``processes``: ``work(loops)``, called once per value by each of the
+      ``processes`` worker processes (forked after prepare(), so they
+      inherit what it built), all released together;
+    * ``custom``: ``time_it(loops) -> seconds``, the case's own clock.
+
+    What prepare() returns may have a ``close()``, called when the worker
+    is done.  ``check(params)`` (optional, cheap: imports, platform tests)
+    and prepare() raise :class:`Unavailable` when the combination cannot
+    run here; ``exclude(params)`` returns a reason (or None) for a
+    combination that makes no sense, recorded as "n/a: <reason>".
+    ``ops_per_loop`` and ``concurrency`` are an int, an axis name or a
+    function of params; by default the driver's count (threads or
+    processes), else 1.
     """
 
-    def __init__(self, family, case, variant, backend, prepare,
-                 description, value_means=THREADED_VALUE_MEANS):
+    def __init__(self, family, case, variant, backend, prepare, description,
+                 axes=(), driver=drivers.THREADS, value_means=None,
+                 exclude=None, check=None, ops_per_loop=None,
+                 concurrency=None):
         self.family = family
         self.case = case
         self.variant = variant
         self.backend = backend
         self.prepare = prepare
         self.description = description
-        self.value_means = value_means
+        self.driver = driver
+        self.axes = drivers.with_default_axes(driver, list(axes))
+        self.value_means = value_means or drivers.value_means(driver)
+        self.exclude = exclude
+        self.check = check
+        self.ops_per_loop = _resolver(
+            ops_per_loop, drivers.count_axis(driver))
+        self.concurrency = _resolver(concurrency, drivers.count_axis(driver))
+        self._validate()
 
     @property
     def base_name(self):
         return "%s.%s.%s.%s" % (self.family, self.case, self.variant,
                                 self.backend)
 
+    def axis(self, name):
+        for axis in self.axes:
+            if axis.name == name:
+                return axis
+        return None
 
-def ratio(title, over, numerator, denominator, fallback=None, note=""):
-    """Declare a ratio table: benchmarks whose metadata key ``over`` is
-    ``numerator`` divided by their twins where it is ``denominator``.
+    def _validate(self):
+        if self.driver not in drivers.DRIVERS:
+            raise UsageError("case %r: driver must be one of %s"
+                             % (self.base_name, ", ".join(drivers.DRIVERS)))
+        if self.value_means is None:
+            raise UsageError("case %r: a custom driver must say what a value "
+                             "means (value_means=...)" % self.base_name)
+        names = [axis.name for axis in self.axes]
+        if len(set(names)) != len(names):
+            raise UsageError("case %r declares an axis twice"
+                             % self.base_name)
+        for name in names:
+            if name in RESERVED_KEYS:
+                raise UsageError("case %r: %r is a reserved metadata key and "
+                                 "cannot name an axis" % (self.base_name,
+                                                          name))
+        _check_name_parts(self)
 
-    ``fallback`` names other metadata values to try for the denominator
-    when no exact twin exists (e.g. a cffi row, which has no GIL-held twin,
-    divided by the Cython GIL-held one); ``note`` says so in the report.
-    """
-    return {"title": title, "over": over, "numerator": numerator,
-            "denominator": denominator, "fallback": fallback or {},
-            "note": note}
+
+def _resolver(declared, count_axis):
+    """A function params -> int for ops_per_loop / concurrency."""
+    if declared is None:
+        declared = count_axis if count_axis else 1
+    if callable(declared):
+        return lambda params: int(declared(params))
+    if isinstance(declared, int):
+        return lambda params: declared
+    return lambda params: int(params[declared])
+
+
+def _check_name_parts(spec):
+    for part in (spec.family, spec.case, spec.variant, spec.backend):
+        if not axes_module._STRING_VALUE.match(str(part)) or "." in part:
+            raise UsageError("case %r: name parts may hold only letters, "
+                             "digits, '_' and '-' (not %r)"
+                             % (spec.base_name, part))
 
 
 class Benchmark(object):
-    """A spec at one thread count: what pyperf registers under ``name``."""
+    """A spec at one combination of axis values: one pyperf benchmark."""
 
-    def __init__(self, spec, threads, ratios):
+    def __init__(self, spec, params, tables, excluded=None):
         self.spec = spec
-        self.threads = threads
-        self.ratios = ratios
-        self.name = "%s/t%d" % (spec.base_name, threads)
+        self.params = params  # OrderedDict, in axis declaration order
+        self.tables = tables
+        self.excluded = excluded  # "n/a: ..." when exclude() refused it
+        self.name = benchmark_name(spec, params)
 
     def matches(self, pattern):
-        return (fnmatch.fnmatchcase(self.name, pattern)
-                or fnmatch.fnmatchcase(self.spec.base_name, pattern))
+        forms = (self.name, self.spec.base_name, self.name.split("/")[0])
+        return pattern in forms or any(fnmatch.fnmatchcase(form, pattern)
+                                       for form in forms)
 
     def metadata(self):
-        spec = self.spec
+        """Benchmark-level metadata (see harness.resultformat)."""
+        spec, params = self.spec, self.params
         metadata = {
+            resultformat.FORMAT_KEY: resultformat.FORMAT_VERSION,
             "family": spec.family, "case": spec.case,
             "variant": spec.variant, "backend": spec.backend,
-            "threads": self.threads,
+            "driver": spec.driver,
+            "ops_per_loop": spec.ops_per_loop(params),
+            "concurrency": spec.concurrency(params),
             "value_means": spec.value_means,
             "description": spec.description,
+            resultformat.AXES_KEY: json.dumps(
+                [{"name": a.name, "unit": a.unit, "log": a.log}
+                 for a in spec.axes], sort_keys=True),
         }
-        if self.ratios:
-            metadata["gilbench_ratios"] = json.dumps(self.ratios,
-                                                     sort_keys=True)
+        metadata.update(params)
+        if self.tables:
+            metadata[resultformat.TABLES_KEY] = json.dumps(self.tables,
+                                                           sort_keys=True)
         return metadata
 
 
-def _import_path(path):
-    """Import a case file under a name derived from its full path, so a
-    file called e.g. json.py, or two files of one name, cannot collide."""
-    path = os.path.abspath(path)
-    directory = os.path.dirname(path)
-    if directory not in sys.path:  # lets it import its sibling modules
-        sys.path.insert(0, directory)
-    name = "gilbench_cases_" + re.sub(r"\W", "_", path[:-3])
-    if name in sys.modules:
-        return sys.modules[name]
-    try:
-        from importlib.util import module_from_spec, spec_from_file_location
-    except ImportError:  # Python 2.7
-        import imp
-        return imp.load_source(name, path)
-    module = module_from_spec(spec_from_file_location(name, path))
-    sys.modules[name] = module
-    module.__spec__.loader.exec_module(module)
-    return module
+def benchmark_name(spec, params):
+    count_axis = drivers.count_axis(spec.driver)
+    inner = ",".join("%s=%s" % (name, axes_module.format_value(value))
+                     for name, value in params.items()
+                     if name != count_axis)
+    name = spec.base_name + ("[%s]" % inner if inner else "")
+    if count_axis:
+        name += "/%s%d" % (count_axis[0], params[count_axis])
+    return name
 
 
-def _import_module(name):
-    """Import a dotted name or a ``.py`` path; UsageError when impossible."""
-    is_path = name.endswith(".py") or os.sep in name
-    if is_path and not os.path.isfile(name):
-        raise UsageError("case module file %r does not exist" % name)
-    try:
-        if is_path:
-            return _import_path(name)
-        return importlib.import_module(name)
-    except Exception as exc:  # a user's module may raise anything
-        raise UsageError("cannot import case module %r: %s: %s"
-                         % (name, type(exc).__name__, exc))
+def _combinations(axis_values):
+    """Cross product of [(name, values)], the last axis varying fastest."""
+    combos = [OrderedDict()]
+    for name, values in axis_values:
+        combos = [_extended(combo, name, value)
+                  for combo in combos for value in values]
+    return combos
 
 
-def default_module_names():
-    """Every public module of the ``cases`` package, sorted by name."""
-    import cases
-    names = [info[1] for info in pkgutil.iter_modules(cases.__path__)]
-    return ["cases." + n for n in sorted(names) if not n.startswith("_")]
+def _extended(combo, name, value):
+    new = OrderedDict(combo)
+    new[name] = value
+    return new
 
 
-def load(module_names, thread_counts):
-    """Expand the modules' specs into the ordered benchmark list."""
+class Selection(object):
+    """Which axis values to run: a profile plus ``--param`` overrides."""
+
+    def __init__(self, quick=False, params=None):
+        self.quick = quick
+        self.params = params or {}  # axis name -> raw text from the CLI
+
+    def values(self, axis):
+        """The values of ``axis`` to run; --param values the axis does not
+        declare are left out (another case may declare them)."""
+        if axis.name not in self.params:
+            return axis.profile(self.quick)
+        return [value for value in axis.parse(self.params[axis.name])
+                if axis.declares(value)]
+
+
+def expand(spec, tables, selection):
+    """The spec's benchmarks under ``selection`` (none when --param leaves
+    one of its axes without a value)."""
+    axis_values = [(axis.name, selection.values(axis)) for axis in spec.axes]
     benchmarks = []
-    for module_name in module_names or default_module_names():
-        module = _import_module(module_name)
-        specs = getattr(module, "CASES", None)
-        if not isinstance(specs, list):
-            raise UsageError("case module %r has no CASES list" % module_name)
-        ratios = list(getattr(module, "RATIOS", []))
-        for spec in specs:
-            for threads in thread_counts:
-                benchmarks.append(Benchmark(spec, threads, ratios))
-    _check_names(benchmarks)
+    for params in _combinations(axis_values):
+        reason = spec.exclude(dict(params)) if spec.exclude else None
+        benchmarks.append(Benchmark(spec, params, tables,
+                                    "n/a: %s" % reason if reason else None))
     return benchmarks
 
 
-_NAME_PART = re.compile(r"^[A-Za-z0-9_-]+$")
+def load_specs(module_names):
+    """[(spec, tables)] of the modules, in order; checks the declarations."""
+    found = []
+    for module_name in module_names or modules.default_module_names():
+        module = modules.import_module(module_name)
+        specs = getattr(module, "CASES", None)
+        if not isinstance(specs, list) or not all(
+                isinstance(s, CaseSpec) for s in specs):
+            raise UsageError("case module %r has no CASES list of CaseSpec"
+                             % module_name)
+        tables = list(getattr(module, "TABLES", []))
+        found.extend((spec, tables) for spec in specs)
+    _check_unique(found)
+    return found
 
 
-def _check_names(benchmarks):
-    """Unique names whose parts the report can split apart again."""
+def _check_unique(found):
     seen = set()
-    for bench in benchmarks:
-        spec = bench.spec
-        for part in (spec.family, spec.case, spec.variant, spec.backend):
-            if not _NAME_PART.match(str(part)):
-                raise UsageError("case %r: name parts may hold only letters, "
-                                 "digits, '_' and '-' (not %r)"
-                                 % (spec.base_name, part))
-        if bench.name in seen:
-            raise UsageError("two cases are both named %r" % bench.name)
-        seen.add(bench.name)
+    for spec, _ in found:
+        if spec.base_name in seen:
+            raise UsageError("two cases are both named %r" % spec.base_name)
+        seen.add(spec.base_name)
 
 
-def select(benchmarks, patterns):
+def _check_params(found, selection):
+    """Every --param names an axis of some case, parses for each case that
+    has it, and every value it names is declared by one of them."""
+    for name in sorted(selection.params):
+        text = selection.params[name]
+        having = [spec.axis(name) for spec, _ in found if spec.axis(name)]
+        if not having:
+            raise UsageError("unknown axis %r in --param (python -m harness "
+                             "list --json shows every case's axes)" % name)
+        for value in having[0].parse(text):
+            if not any(axis.declares(value) for axis in having):
+                raise UsageError(
+                    "--param %s=%s: no case declares %r (declared: %s)"
+                    % (name, text, value, ", ".join(sorted(set(
+                        axes_module.format_value(v)
+                        for axis in having for v in axis.values)))))
+        for axis in having[1:]:
+            axis.parse(text)
+
+
+def load(module_names, selection=None, patterns=None):
+    """The ordered benchmark list for the given modules and selection."""
+    selection = selection or Selection()
+    found = load_specs(module_names)
+    _check_params(found, selection)
+    benchmarks = []
+    for spec, tables in found:
+        benchmarks.extend(expand(spec, tables, selection))
+    return select(benchmarks, patterns, selection)
+
+
+def select(benchmarks, patterns, selection=None):
     """Benchmarks matching any glob; every glob must match something."""
     if not patterns:
+        if not benchmarks:
+            raise UsageError("no benchmark selected")
         return list(benchmarks)
     for pattern in patterns:
         if not any(b.matches(pattern) for b in benchmarks):
-            raise UsageError("unknown case %r (python -m harness list shows "
-                             "the registered ones)" % pattern)
+            profile = (" in the quick profile" if selection and
+                       selection.quick else "")
+            raise UsageError("unknown case %r%s (python -m harness list "
+                             "shows the registered ones)" % (pattern,
+                                                             profile))
     return [b for b in benchmarks if any(b.matches(p) for p in patterns)]
 
 
@@ -195,8 +313,29 @@ def unique_specs(benchmarks):
     return specs
 
 
-def find(benchmarks, name):
-    for bench in benchmarks:
-        if bench.name == name:
-            return bench
-    raise UsageError("unknown benchmark %r" % name)
+def encode_params(params):
+    """Axis values as JSON, for a benchmark program's command line."""
+    return json.dumps(params)
+
+
+def decode_params(spec, text):
+    """The OrderedDict of axis values that :func:`encode_params` wrote, in
+    the spec's axis order and with each axis's type (2.7's json gives
+    unicode)."""
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        raise UsageError("bad --bench-params %r" % (text,))
+    if not isinstance(raw, dict) or set(raw) != set(
+            axis.name for axis in spec.axes):
+        raise UsageError("--bench-params %r does not give the axes of %r"
+                         % (text, spec.base_name))
+    return OrderedDict((axis.name, axis.type(raw[axis.name]))
+                       for axis in spec.axes)
+
+
+def find_spec(module_names, base_name):
+    for spec, tables in load_specs(module_names):
+        if spec.base_name == base_name:
+            return spec, tables
+    raise UsageError("unknown case %r" % base_name)

@@ -3,8 +3,9 @@
 The output is written to a temporary file beside the target and renamed
 over it, so an interrupted or failed run never leaves a half-written or
 emptied result.  Benchmarks that could not produce a value are listed, with
-the reason, in the ``gilbench_missing`` metadata of every benchmark (pyperf
-hoists it to the file's common metadata), so the report can say "n/a".
+the reason and their full metadata, in the ``gilbench_missing`` metadata of
+every benchmark (pyperf hoists it to the file's common metadata, so it is
+stored once), so the report can say "n/a" in the right cell.
 """
 import json
 import os
@@ -13,16 +14,15 @@ import sys
 
 import pyperf
 
-from harness import metrics
+from harness import gilguard
 from harness.errors import UsageError
-
-MISSING_KEY = "gilbench_missing"
+from harness.resultformat import MISSING_KEY
 
 
 def default_output():
     """``results/py311.json``, ``results/pypy39.json``, ``py313t`` if free."""
     prefix = "pypy" if platform.python_implementation() == "PyPy" else "py"
-    suffix = "t" if metrics.gil_state()["py_gil_disabled_build"] else ""
+    suffix = "t" if gilguard.free_threaded_build() else ""
     name = "%s%d%d%s.json" % (prefix, sys.version_info[0],
                               sys.version_info[1], suffix)
     return os.path.join("results", name)
@@ -38,8 +38,15 @@ def check_writable(path):
         raise UsageError("output directory %r is not writable" % directory)
 
 
+def missing_entry(bench, reason):
+    """What ``gilbench_missing`` lists for a benchmark without values."""
+    return {"name": bench.name, "reason": reason,
+            "metadata": bench.metadata()}
+
+
 def merge(bench_files, missing, output):
-    """Write one suite from ``bench_files``; return how many benchmarks.
+    """Write one suite from ``bench_files`` plus the ``missing`` entries;
+    return how many benchmarks have values.
 
     Returns 0, and leaves ``output`` untouched, when there is nothing.
     """

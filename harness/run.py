@@ -7,6 +7,7 @@ recorded as "failed: ..." or "hung: ..." and the others are still written.
 """
 from __future__ import print_function
 
+import json
 import os
 import re
 import shutil
@@ -17,39 +18,70 @@ import tempfile
 import time
 
 from harness import bench as bench_program
-from harness import registry, results
+from harness import registry, results, timing
 from harness.registry import Unavailable
-from harness.threadspec import parse_threads
 
 DEFAULT_TIMEOUT = 600.0
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# ``--quick`` sizing, unless pyperf sizing options are given: one process
+# fewer, two values of >= 20 ms.  The quick profile is for a first look and
+# CI, not for publishing.
+QUICK_PYPERF = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.02"]
+_SIZING = ("-p", "--processes", "-n", "--values", "-w", "--warmups",
+           "--min-time", "-l", "--loops", "--fast", "--rigorous")
 
 
 def availability(benchmarks):
-    """{base_name: "n/a: ..." or "failed: ..."} for specs whose prepare()
-    refuses or raises here (a prepare() that hangs would hang the run)."""
+    """{name: "n/a: ..." or "failed: ..."} for benchmarks that will not be
+    started: excluded combinations and those whose spec's check() refuses
+    (or raises) here.  prepare() itself runs only in the benchmark's
+    child, so a set-up that hangs costs only its own result."""
     missing = {}
-    for spec in registry.unique_specs(benchmarks):
-        try:
-            spec.prepare()
-        except Unavailable as exc:
-            missing[spec.base_name] = "n/a: %s" % (exc,)
-        except Exception as exc:  # a broken case costs only its own result
-            missing[spec.base_name] = "failed: prepare() raised %s: %s" % (
-                type(exc).__name__, exc)
+    for bench in benchmarks:
+        reason = bench.excluded or _check(bench)
+        if reason:
+            missing[bench.name] = reason
     return missing
 
 
-def _child_command(bench, args, pyperf_options, output):
-    cmd = [sys.executable, "-m", "harness", "bench", "--bench", bench.name,
-           "--bench-threads", str(bench.threads), "--output", output]
+def _check(bench):
+    if bench.spec.check is None:
+        return None
+    try:
+        bench.spec.check(dict(bench.params))
+    except Unavailable as exc:
+        return "n/a: %s" % (exc,)
+    except Exception as exc:  # a broken case costs only its own result
+        return "failed: check() raised %s: %s" % (type(exc).__name__, exc)
+    return None
+
+
+def sizing_options(args, pyperf_options):
+    """The quick profile's pyperf sizing, unless the user sized the run."""
+    sized = any(option.split("=")[0] in _SIZING for option in pyperf_options)
+    return [] if sized or not args.quick else list(QUICK_PYPERF)
+
+
+def _child_command(bench, args, pyperf_options, output, status):
+    cmd = [sys.executable, "-m", "harness", "bench",
+           "--bench-case", bench.spec.base_name,
+           "--bench-params", registry.encode_params(bench.params),
+           "--status", status, "--output", output]
     for module in args.module or ():
         cmd.extend(["--module", module])
+    if args.pin_threads:
+        cmd.append("--pin-threads")
+    # pyperf gives its workers a filtered environment; GILBENCH_* settings
+    # (e.g. GILBENCH_START_METHOD) must reach them.
+    ours = sorted(name for name in os.environ if name.startswith("GILBENCH_"))
+    if ours and not any(o.startswith("--inherit-environ")
+                        for o in pyperf_options):
+        cmd.append("--inherit-environ=" + ",".join(ours))
     # pyperf's stability warnings repeat for every short benchmark; the
     # report flags noisy cells instead.  -v/--verbose brings them back.
     if not any(o in ("-v", "--verbose") for o in pyperf_options):
         cmd.append("--quiet")
-    return cmd + list(pyperf_options)
+    return cmd + sizing_options(args, pyperf_options) + list(pyperf_options)
 
 
 def _child_env():
@@ -119,15 +151,28 @@ def _telling_line(path):
     return (exceptions[:1] or lines[-1:] or [""])[0][:200]
 
 
+def _status_reason(path):
+    """The reason a benchmark program refused to measure, if it did."""
+    try:
+        with open(path) as stream:
+            return json.load(stream)["reason"]
+    except (IOError, OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def run_one(bench, args, pyperf_options, workdir, index):
     """Run one benchmark's pyperf program; (result file, failure reason)."""
     output = os.path.join(workdir, "%04d.json" % index)
     stderr_path = os.path.join(workdir, "%04d.stderr" % index)
+    status = os.path.join(workdir, "%04d.status" % index)
     with open(stderr_path, "w") as stderr:
         process = subprocess.Popen(
-            _child_command(bench, args, pyperf_options, output),
+            _child_command(bench, args, pyperf_options, output, status),
             stderr=stderr, env=_child_env(), preexec_fn=os.setsid)
         code = _wait(process, args.timeout)
+    refused = _status_reason(status)
+    if refused:
+        return None, refused
     with open(stderr_path) as stream:
         sys.stderr.write(stream.read())
     if code is None:
@@ -138,41 +183,46 @@ def run_one(bench, args, pyperf_options, workdir, index):
 
 
 def run(args, pyperf_options):
-    benchmarks = registry.select(
-        registry.load(args.module, parse_threads(args.threads)), args.case)
+    started = time.time()
+    selection = registry.Selection(quick=args.quick, params=args.params)
+    benchmarks = registry.load(args.module, selection, args.case)
     bench_program.check_pyperf_options(pyperf_options)
     output = args.output or results.default_output()
     results.check_writable(output)
 
-    missing_specs = availability(benchmarks)
-    missing, bench_files = {}, []
+    skipped = availability(benchmarks)
+    missing, bench_files = [], []
     workdir = tempfile.mkdtemp(prefix="gilbench-")
     try:
         for index, bench in enumerate(benchmarks):
-            if bench.spec.base_name in missing_specs:
-                missing[bench.name] = missing_specs[bench.spec.base_name]
-                print("%s: %s" % (bench.name, missing[bench.name]))
-                continue
-            path, reason = run_one(bench, args, pyperf_options, workdir, index)
+            reason = skipped.get(bench.name)
+            path = None
+            if not reason:
+                path, reason = run_one(bench, args, pyperf_options, workdir,
+                                       index)
             if reason:
-                missing[bench.name] = reason
+                missing.append(results.missing_entry(bench, reason))
                 print("%s: %s" % (bench.name, reason))
             else:
                 bench_files.append(path)
         written = results.merge(bench_files, missing, output)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    return _summarise(written, missing, len(benchmarks), output)
+    code = _summarise(written, missing, len(benchmarks), output)
+    if written:
+        print(timing.summary(output, time.time() - started))
+    return code
 
 
 def _summarise(written, missing, total, output):
-    failed = sorted(n for n, r in missing.items() if not r.startswith("n/a"))
+    failed = [entry for entry in missing
+              if not entry["reason"].startswith("n/a")]
     if not written:
         print("gilbench: no benchmark produced a value; %s left untouched"
               % output, file=sys.stderr)
         return 1
     print("%d of %d benchmarks written to %s; %d n/a, %d failed"
           % (written, total, output, len(missing) - len(failed), len(failed)))
-    for name in failed:
-        print("  %s: %s" % (name, missing[name]), file=sys.stderr)
+    for entry in sorted(failed, key=lambda e: e["name"]):
+        print("  %s: %s" % (entry["name"], entry["reason"]), file=sys.stderr)
     return 1 if failed else 0

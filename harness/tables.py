@@ -73,11 +73,15 @@ def table(title, rows, columns=INTERPRETER, per=(), where=None, cell=None,
     if cell.get("kind") not in CELL_KINDS:
         raise UsageError("table %r: cell must be one of %s"
                          % (title, ", ".join(CELL_KINDS)))
-    consumed = [cell[k] for k in ("over", "along") if k in cell]
+    # A speedup's ``over`` may be the rows or columns themselves (threads
+    # down the side, each row against the 1-thread one); a ratio's or a
+    # crossover's dimensions are consumed by the cell.
+    consumed = [cell[k] for k in ("over", "along")
+                if k in cell and cell["kind"] != "speedup"]
     named = [rows, columns] + list(per) + consumed
     if len(set(named)) != len(named):
         raise UsageError("table %r names a dimension twice (rows, columns, "
-                         "per, and the cell's over/along must differ)"
+                         "per, and a ratio's over/along must differ)"
                          % title)
     return {"title": title, "rows": rows, "columns": columns,
             "per": list(per), "where": dict(where or {}), "cell": cell,

@@ -4,19 +4,19 @@ ordinary exception (a bug in the case, not Unavailable) next to a good one.
 The harness promises that a case that raises costs only its own result, so
 the good benchmark must still be written.
 """
-from harness.registry import CaseSpec
+from harness.api import CaseSpec
 
 PREPARE_ERROR = "prepare blew up"
 
 
-def _good():
+def _good(params):
     def work(loops):
         for _ in range(loops):
             pass
     return work
 
 
-def _broken():
+def _broken(params):
     raise RuntimeError(PREPARE_ERROR)
 
 

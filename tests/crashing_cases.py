@@ -9,14 +9,14 @@ import os
 import signal
 import time
 
-from harness.registry import CaseSpec, Unavailable
+from harness.api import CaseSpec, Unavailable
 
 FAMILY = "crash"
 UNAVAILABLE_REASON = "no gadget on this machine"
 WORK_ERROR = "boom from crashing_cases"
 
 
-def _good():
+def _good(params):
     def work(loops):
         total = 0
         for i in range(loops):
@@ -24,13 +24,13 @@ def _good():
     return work
 
 
-def _raises():
+def _raises(params):
     def work(loops):
         raise RuntimeError(WORK_ERROR)
     return work
 
 
-def _crashes():
+def _crashes(params):
     def work(loops):
         try:  # no core file for the deliberate crash
             import resource
@@ -42,14 +42,14 @@ def _crashes():
     return work
 
 
-def _hangs():
+def _hangs(params):
     def work(loops):
         while True:
             time.sleep(3600)
     return work
 
 
-def _unavailable():
+def _unavailable(params):
     raise Unavailable(UNAVAILABLE_REASON)
 
 

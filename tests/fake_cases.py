@@ -1,13 +1,14 @@
 """A tiny case family for tests/test_registry.py: pure-Python prepare
-functions, one unavailable spec and a RATIOS declaration."""
-from harness.registry import CaseSpec, Unavailable, ratio
+functions, one unavailable spec (its check() refuses) and a TABLES
+declaration."""
+from harness.api import CaseSpec, Unavailable, ratio, table
 
 FAMILY = "fake"
 UNAVAILABLE_REASON = "no widget here"
 CUSTOM_VALUE_MEANS = "seconds per widget"
 
 
-def _adder():
+def _adder(params):
     def work(loops):
         total = 0
         for i in range(loops):
@@ -16,27 +17,30 @@ def _adder():
     return work
 
 
-def _sleeper():
+def _sleeper(params):
     def work(loops):
         return None
     return work
 
 
-def _no_widget():
+def _no_widget(params):
     raise Unavailable(UNAVAILABLE_REASON)
 
 
 CASES = [
     CaseSpec(FAMILY, "alpha", "on", "python", _adder, "alpha, switched on"),
     CaseSpec(FAMILY, "alpha", "off", "python", _sleeper, "alpha, off"),
-    CaseSpec(FAMILY, "beta", "on", "widget", _no_widget, "needs a widget"),
+    CaseSpec(FAMILY, "beta", "on", "widget", _no_widget, "needs a widget",
+             check=_no_widget),
     CaseSpec(FAMILY, "beta", "off", "python", _adder, "beta, custom",
              value_means=CUSTOM_VALUE_MEANS),
 ]
 
-RATIOS = [
-    ratio("on/off", over="variant", numerator="on", denominator="off",
-          fallback={"backend": "python"}, note="widgets fall back"),
+TABLES = [
+    table("on/off", rows="threads", per=["case", "backend"],
+          cell=ratio(over="variant", numerator="on", denominator="off",
+                     fallback={"backend": "python"}),
+          note="widgets fall back"),
 ]
 
 BASE_NAMES = [

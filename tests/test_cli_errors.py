@@ -48,6 +48,16 @@ BAD_RUN_ARGS = [
     ["--processes", "notanumber"],
     ["--module", "no_such_case_module_xyz"],
     ["--no-such-option-xyz"],
+    ["--param", "colour=red"],
+    ["--param", "threads"],
+    ["--param", "=1"],
+    ["--param", "threads="],
+    ["--param", "threads=two"],
+    ["--param", "threads=2"],  # SAFE_RUN's --threads is the same axis
+    ["--param", "kind=spin", "--param", "kind=mutex"],
+    ["--quick", "--case", "gil.trivial.gil.python/t4"],
+    ["--quick", "--threads", "0"],
+    ["--bench-case", "gil.trivial.gil.python"],
 ]
 
 
@@ -214,6 +224,20 @@ def test_list_bad_threads(harness):
 
 def test_list_unknown_case(harness):
     assert_one_line_usage_error(harness("list", "--case", "nosuch"))
+
+
+@pytest.mark.parametrize("bad", [["--param", "colour=red"],
+                                 ["--param", "threads=x"],
+                                 ["--quick", "--case", "gil.*/t5"]])
+def test_list_bad_params(harness, bad):
+    assert_one_line_usage_error(harness("list", "--json", *bad))
+
+
+def test_quick_case_error_names_the_profile(harness, existing):
+    result = harness("run", "--quick", "--case", "gil.trivial.gil.python/t4",
+                     "-o", existing)
+    assert_one_line_usage_error(result)
+    assert "quick profile" in result.stderr
 
 
 def test_help_exits_zero(harness):

@@ -9,7 +9,7 @@ import json
 import pyperf
 import pytest
 
-from harness import registry
+from harness import drivers, registry
 from helpers import run_harness, run_module
 
 THREADS = (1, 2)
@@ -18,27 +18,29 @@ REQUIRED_METADATA = ("family", "case", "variant", "backend", "threads",
                      "value_means", "python_gil", "cpus_usable")
 
 
-def registered_base_names():
-    """Base names as `python -m harness list` prints them, all runnable."""
-    listing = run_harness("list", "--threads", "1,2")
+def registered_cases():
+    """Cases as `python -m harness list --json` gives them, all runnable."""
+    listing = run_harness("list", "--json", "--threads", "1,2")
     assert listing.code == 0, listing
-    names, states = [], {}
-    for line in listing.stdout.splitlines():
-        fields = line.split()
-        names.append(fields[0])
-        states[fields[0]] = fields[2]
-    not_ok = {n: s for n, s in states.items() if s != "ok"}
-    assert not not_ok, "cases that cannot run here: %r\n%s" % (
-        not_ok, listing.stdout)
-    return names
+    cases = json.loads(listing.stdout)["cases"]
+    not_ok = {c["name"]: c["not_runnable"] for c in cases
+              if c["not_runnable"]}
+    assert not not_ok, "cases that cannot run here: %r" % (not_ok,)
+    return cases
 
 
 @pytest.fixture(scope="module")
 def expected_names():
-    bases = registered_base_names()
+    cases = registered_cases()
+    bases = [case["name"] for case in cases]
     # The list command and the registry agree on what is registered.
-    assert bases == [s.base_name for s in registry.unique_specs(
-        registry.load(None, list(THREADS)))]
+    selection = registry.Selection(params={"threads": "1,2"})
+    benchmarks = registry.load(None, selection)
+    assert bases == [s.base_name for s in registry.unique_specs(benchmarks)]
+    for case in cases:
+        (axis,) = case["axes"]
+        assert axis["name"] == "threads" and axis["values"] == [1, 2, 3, 4, 5]
+        assert axis["quick"] == [1, 2] and case["benchmarks"] == 2
     return {"%s/t%d" % (base, t) for base in bases for t in THREADS}
 
 
@@ -76,7 +78,8 @@ def test_every_registered_case_was_exercised(suite, expected_names):
 
 def test_results_are_in_registry_order(suite):
     names = [b.get_name() for b in suite.get_benchmarks()]
-    assert names == [b.name for b in registry.load(None, list(THREADS))]
+    selection = registry.Selection(params={"threads": "1,2"})
+    assert names == [b.name for b in registry.load(None, selection)]
 
 
 def test_every_value_is_positive(suite):
@@ -96,14 +99,18 @@ def test_metadata(suite):
         assert meta["threads"] == int(threads)
         assert ".".join(meta[k] for k in ("family", "case", "variant",
                                           "backend")) == base
-        assert meta["value_means"] == registry.THREADED_VALUE_MEANS
+        assert meta["value_means"] == drivers.value_means("threads")
+        assert meta["ops_per_loop"] == meta["concurrency"] == meta["threads"]
+        assert meta["driver"] == "threads"
+        assert json.loads(meta["gilbench_axes"]) == [
+            {"name": "threads", "unit": "threads", "log": False}]
         assert meta["python_gil"] in ("enabled", "disabled")
         assert isinstance(meta["cpus_usable"], int)
         assert meta["cpus_usable"] >= 1
         assert meta.get("unit") == "second"
         assert "gilbench_missing" not in meta
-        ratios = json.loads(meta["gilbench_ratios"])
-        assert [r["title"] for r in ratios] == ["nogil/gil slowdown",
+        tables = json.loads(meta["gilbench_tables"])
+        assert [t["title"] for t in tables] == ["nogil/gil slowdown",
                                                 "lock/trivial factor"]
 
 

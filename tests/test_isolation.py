@@ -39,7 +39,23 @@ def missing(crashing_run):
     encoded = {b.get_metadata().get("gilbench_missing")
                for b in suite.get_benchmarks()}
     assert len(encoded) == 1 and None not in encoded, encoded
-    return json.loads(encoded.pop())
+    return {entry["name"]: entry["reason"]
+            for entry in json.loads(encoded.pop())}
+
+
+def test_missing_entries_carry_their_metadata(crashing_run):
+    """The report places a reason by metadata, never by parsing names."""
+    _, output = crashing_run
+    suite = pyperf.BenchmarkSuite.load(str(output))
+    entries = json.loads(
+        suite.get_benchmarks()[0].get_metadata()["gilbench_missing"])
+    by_case = {e["metadata"]["case"]: e["metadata"] for e in entries}
+    assert sorted(by_case) == ["absent", "crashes", "hangs", "raises"]
+    for meta in by_case.values():
+        assert meta["family"] == crash.FAMILY
+        assert (meta["variant"], meta["backend"]) == ("v", "python")
+        assert meta["threads"] == 1 and meta["driver"] == "threads"
+        assert meta["gilbench_format"] == 2
 
 
 def test_exit_code_is_one(crashing_run):
@@ -117,19 +133,16 @@ def test_every_case_failing_creates_no_output(tmp_path):
 
 
 def test_raising_prepare_costs_only_its_own_result(tmp_path):
-    """BUG: harness/run.py availability() (lines 27-35, called from run()
-    at line 118 and from listing.format_cases) calls every spec's prepare()
-    in the parent and catches only Unavailable.  Any other exception from a
-    case's set-up aborts the whole run with a traceback and no output, so a
-    case that raises does not cost only its own result.  It should record
-    "failed: <exception>" for that spec (and likewise `list`)."""
+    """prepare() runs in the benchmark's own child: an exception there is
+    that benchmark's failure, with the exception in the reason."""
     output = tmp_path / "out.json"
     result = run_cases(BROKEN, output)
-    assert "Traceback" not in result.stderr, result
     assert result.code == 1, result
     suite = pyperf.BenchmarkSuite.load(str(output))
     assert [b.get_name() for b in suite.get_benchmarks()] == [
         broken.GOOD + "/t1"]
     meta = suite.get_benchmarks()[0].get_metadata()
-    reason = json.loads(meta["gilbench_missing"])[broken.BROKEN + "/t1"]
-    assert reason.startswith("failed: "), reason
+    (entry,) = json.loads(meta["gilbench_missing"])
+    assert entry["name"] == broken.BROKEN + "/t1"
+    assert entry["reason"].startswith("failed: "), entry
+    assert "RuntimeError: " + broken.PREPARE_ERROR in entry["reason"], entry

@@ -1,17 +1,19 @@
 import json
 import os
 import sys
+from collections import OrderedDict
 
 import pytest
 
 import fake_cases
+import model_cases
 from helpers import TESTS
-from harness import registry
+from harness import modules, registry
 from harness.errors import UsageError
 from harness.run import availability
-from harness.threadspec import parse_threads
 
 FAKE_PATH = os.path.join(TESTS, "fake_cases.py")
+MODEL_PATH = os.path.join(TESTS, "model_cases.py")
 
 
 @pytest.fixture(autouse=True)
@@ -19,8 +21,15 @@ def _keep_sys_path(restore_sys_path):
     """Loading a .py path prepends its directory to sys.path: undo it."""
 
 
-def load_fake(spec="1,2"):
-    return registry.load(["fake_cases"], parse_threads(spec))
+def load_fake(threads="1,2", quick=False, patterns=None):
+    params = {"threads": threads} if threads else {}
+    selection = registry.Selection(quick=quick, params=params)
+    return registry.load(["fake_cases"], selection, patterns)
+
+
+def load_model(patterns=None, quick=False, **params):
+    selection = registry.Selection(quick=quick, params=params)
+    return registry.load(["model_cases"], selection, patterns)
 
 
 def test_expansion_order_is_spec_order_then_threads_ascending():
@@ -32,96 +41,154 @@ def test_expansion_order_is_spec_order_then_threads_ascending():
 
 def test_expansion_is_deterministic():
     first = [b.name for b in load_fake("1-4")]
-    second = [b.name for b in load_fake("1-4")]
-    assert first == second
+    assert first == [b.name for b in load_fake("1-4")]
     assert len(first) == len(fake_cases.BASE_NAMES) * 4
 
 
-def test_benchmark_carries_its_spec_and_thread_count():
-    benchmarks = load_fake("2,5")
-    assert [b.threads for b in benchmarks[:2]] == [2, 5]
-    assert benchmarks[0].spec is fake_cases.CASES[0]
-    assert benchmarks[2].spec is fake_cases.CASES[1]
+def test_default_and_quick_profiles_of_the_threads_axis():
+    default = registry.load(["fake_cases"])
+    quick = registry.load(["fake_cases"], registry.Selection(quick=True))
+    assert sorted(set(b.params["threads"] for b in default)) == [1, 2, 3, 4,
+                                                                 5]
+    assert sorted(set(b.params["threads"] for b in quick)) == [1, 2]
 
 
-def test_names_are_family_case_variant_backend_slash_threads():
-    bench = load_fake("4")[2]
-    assert bench.name == "fake.beta.on.widget/t4"
-    assert bench.spec.base_name == "fake.beta.on.widget"
+def test_cross_product_last_axis_fastest_and_constraint_kept_as_na():
+    grid = load_model(["model.grid*"], threads="1,2")
+    assert [b.name for b in grid] == [
+        "model.grid.v.python[kind=%s,hold_ms=%s]/t%d" % (k, h, t)
+        for k in ("mutex", "spin") for h in ("0.5", "2.0") for t in (1, 2)]
+    excluded = [b for b in grid if b.excluded]
+    assert [(b.params["kind"], b.params["hold_ms"]) for b in excluded] == [
+        ("spin", 0.5), ("spin", 0.5)]
+    assert all(b.excluded == "n/a: " + model_cases.EXCLUDED_REASON
+               for b in excluded)
+    # Recorded as not applicable by the run, not silently dropped.
+    missing = availability(grid)
+    assert sorted(missing) == sorted(b.name for b in excluded)
 
 
-def test_metadata_is_exactly_keyed():
-    bench = registry.find(load_fake("1,3"), "fake.alpha.off.python/t3")
+def test_every_axis_is_its_own_typed_metadata_key():
+    bench = load_model(["model.grid*"], threads="4", kind="spin",
+                       hold_ms="2.0")[0]
     meta = bench.metadata()
-    assert set(meta) == {"family", "case", "variant", "backend", "threads",
-                         "value_means", "description", "gilbench_ratios"}
-    assert meta["family"] == "fake"
-    assert meta["case"] == "alpha"
-    assert meta["variant"] == "off"
-    assert meta["backend"] == "python"
-    assert meta["threads"] == 3 and type(meta["threads"]) is int
-    assert meta["value_means"] == registry.THREADED_VALUE_MEANS
-    assert meta["description"] == "alpha, off"
-    # Every value must be something pyperf accepts as metadata.
+    assert meta["threads"] == 4 and type(meta["threads"]) is int
+    assert meta["kind"] == "spin"
+    assert meta["hold_ms"] == 2.0 and type(meta["hold_ms"]) is float
+    assert json.loads(meta["gilbench_axes"]) == [
+        {"name": "kind", "unit": "", "log": False},
+        {"name": "hold_ms", "unit": "ms", "log": True},
+        {"name": "threads", "unit": "threads", "log": False}]
+    assert meta["family"] == "model" and meta["case"] == "grid"
+    assert meta["driver"] == "threads"
+    assert meta["ops_per_loop"] == meta["concurrency"] == 4
+    assert meta["gilbench_format"] == 2
     assert all(isinstance(v, (str, int, float)) for v in meta.values())
 
 
-def test_metadata_ratios_round_trip_and_custom_value_means():
-    bench = registry.find(load_fake("2"), "fake.beta.off.python/t2")
-    meta = bench.metadata()
-    assert meta["value_means"] == fake_cases.CUSTOM_VALUE_MEANS
-    assert json.loads(meta["gilbench_ratios"]) == fake_cases.RATIOS
-    assert json.loads(meta["gilbench_ratios"])[0]["fallback"] == {
-        "backend": "python"}
-
-
-def test_metadata_without_ratios_has_no_ratio_key(tmp_path):
-    path = tmp_path / "no_ratio_cases_for_registry.py"
+def test_tables_travel_in_metadata_and_without_tables_no_key(tmp_path):
+    bench = load_fake("2")[0]
+    assert json.loads(bench.metadata()["gilbench_tables"]) == json.loads(
+        json.dumps(fake_cases.TABLES))
+    path = tmp_path / "no_table_cases_for_registry.py"
     path.write_text(
-        "from harness.registry import CaseSpec\n"
-        "CASES = [CaseSpec('nr', 'c', 'v', 'b', lambda: None, 'd')]\n")
-    (bench,) = registry.load([str(path)], [1])
-    assert "gilbench_ratios" not in bench.metadata()
+        "from harness.api import CaseSpec\n"
+        "CASES = [CaseSpec('nr', 'c', 'v', 'b', lambda p: None, 'd')]\n")
+    (bench,) = registry.load([str(path)],
+                             registry.Selection(params={"threads": "1"}))
+    assert "gilbench_tables" not in bench.metadata()
     assert bench.name == "nr.c.v.b/t1"
 
 
-def test_ratio_declaration_defaults():
-    declared = registry.ratio("t", over="case", numerator="a",
-                              denominator="b")
-    assert declared == {"title": "t", "over": "case", "numerator": "a",
-                        "denominator": "b", "fallback": {}, "note": ""}
+def test_custom_driver_has_no_count_axis_and_needs_value_means():
+    (bench,) = load_model(["model.meta*"], quick=True)
+    assert bench.name == "model.meta.v.python[size=1]"
+    meta = bench.metadata()
+    assert "threads" not in meta and meta["driver"] == "custom"
+    assert meta["ops_per_loop"] == 1 and meta["concurrency"] == 1
+    with pytest.raises(UsageError, match="value_means"):
+        registry.CaseSpec("f", "c", "v", "b", lambda p: None, "d",
+                          driver="custom")
 
 
-def test_select_without_patterns_keeps_everything_in_order():
-    benchmarks = load_fake("1,2")
-    assert registry.select(benchmarks, None) == benchmarks
-    assert registry.select(benchmarks, []) == benchmarks
+def test_processes_driver_names_and_default_axis():
+    benchmarks = load_model(["model.window*"])
+    assert [b.name for b in benchmarks] == [
+        "model.window.v.python/p%d" % n for n in (1, 2, 3, 4)]
+    assert benchmarks[1].metadata()["concurrency"] == 2
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(axes=[registry.axes_module.Axis("loops", [1])]), "reserved"),
+    (dict(axes=[registry.axes_module.Axis("k", [1]),
+                registry.axes_module.Axis("k", [2])]), "twice"),
+    (dict(driver="fibres"), "driver"),
+])
+def test_bad_declarations_are_refused(kwargs, message):
+    with pytest.raises(UsageError, match=message):
+        registry.CaseSpec("f", "c", "v", "b", lambda p: None, "d", **kwargs)
+
+
+def test_param_narrows_cases_that_have_the_axis_only():
+    benchmarks = registry.load(
+        ["model_cases", "fake_cases"],
+        registry.Selection(params={"kind": "spin", "threads": "1"}))
+    grid = [b for b in benchmarks if b.spec.case == "grid"]
+    assert set(b.params["kind"] for b in grid) == {"spin"}
+    assert any(b.spec.family == "fake" for b in benchmarks)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"colour": "red"}, "unknown axis 'colour'"),
+    ({"kind": "ticket"}, "no case declares 'ticket'"),
+    ({"hold_ms": "fast"}, "'fast' is not a number"),
+    ({"threads": "two"}, "'two' is not a whole number"),
+    ({"threads": "0"}, "below 1"),
+    ({"threads": "3-1"}, "backwards"),
+    ({"threads": "1,,2"}, "empty value"),
+    ({"hold_ms": "nan"}, "not finite"),
+])
+def test_bad_params_are_usage_errors(params, message):
+    with pytest.raises(UsageError, match=message):
+        load_model(**params)
+
+
+def test_open_axis_takes_undeclared_counts_closed_axis_does_not():
+    assert [b.params["threads"] for b in load_fake("7")][:1] == [7]
+    with pytest.raises(UsageError):
+        load_model(hold_ms="1.0")
+
+
+def test_params_round_trip_through_the_child_command_line():
+    bench = load_model(["model.grid*"], threads="3", kind="spin",
+                       hold_ms="2.0")[0]
+    decoded = registry.decode_params(bench.spec,
+                                     registry.encode_params(bench.params))
+    assert decoded == bench.params and isinstance(decoded, OrderedDict)
+    assert list(decoded) == ["kind", "hold_ms", "threads"]
+    with pytest.raises(UsageError):
+        registry.decode_params(bench.spec, '{"kind": "spin"}')
 
 
 def test_select_glob_matches_base_name_at_every_thread_count():
-    selected = registry.select(load_fake("1,2"), ["fake.alpha.*"])
+    selected = load_fake(patterns=["fake.alpha.*"])
     assert [b.name for b in selected] == [
         "fake.alpha.on.python/t1", "fake.alpha.on.python/t2",
         "fake.alpha.off.python/t1", "fake.alpha.off.python/t2"]
 
 
-def test_select_exact_base_name():
-    selected = registry.select(load_fake("1,2"), ["fake.beta.off.python"])
-    assert [b.name for b in selected] == ["fake.beta.off.python/t1",
-                                          "fake.beta.off.python/t2"]
-
-
-def test_select_glob_matches_full_name():
-    selected = registry.select(load_fake("1,2,3"), ["*/t2"])
-    assert [b.name for b in selected] == [
-        base + "/t2" for base in fake_cases.BASE_NAMES]
-    selected = registry.select(load_fake("1,2"), ["fake.alpha.on.python/t1"])
-    assert [b.name for b in selected] == ["fake.alpha.on.python/t1"]
+def test_select_exact_names_with_brackets_are_not_globs():
+    name = "model.grid.v.python[kind=spin,hold_ms=2.0]/t2"
+    (bench,) = load_model([name], threads="1,2")
+    assert bench.name == name
+    selected = load_model(["model.grid.v.python[kind=spin,hold_ms=2.0]"],
+                          threads="1,2")
+    assert [b.params["threads"] for b in selected] == [1, 2]
 
 
 def test_select_several_patterns_keeps_registry_order_without_duplicates():
-    selected = registry.select(load_fake("1"),
-                               ["fake.beta.*", "*.python", "fake.beta.*"])
+    selected = load_fake("1", patterns=["fake.beta.*", "*.python",
+                                        "fake.beta.*"])
     assert [b.name for b in selected] == [
         "fake.alpha.on.python/t1", "fake.alpha.off.python/t1",
         "fake.beta.on.widget/t1", "fake.beta.off.python/t1"]
@@ -131,58 +198,36 @@ def test_select_several_patterns_keeps_registry_order_without_duplicates():
                                       ["fake.alpha.on.python/t9"],
                                       ["FAKE.*"]])
 def test_unknown_glob_is_a_usage_error(patterns):
-    with pytest.raises(UsageError) as info:
-        registry.select(load_fake("1,2"), patterns)
-    assert "unknown case" in str(info.value)
+    with pytest.raises(UsageError, match="unknown case"):
+        load_fake("1,2", patterns=patterns)
 
 
-def test_find_exact_name_and_unknown():
-    benchmarks = load_fake("1,2")
-    assert registry.find(benchmarks, "fake.beta.on.widget/t2").threads == 2
-    with pytest.raises(UsageError):
-        registry.find(benchmarks, "fake.beta.on.widget")
+def test_case_outside_the_quick_profile_says_so():
+    with pytest.raises(UsageError, match="quick profile"):
+        load_fake(None, quick=True, patterns=["fake.alpha.on.python/t4"])
 
 
 def test_duplicate_names_across_modules_are_a_usage_error():
-    with pytest.raises(UsageError) as info:
-        registry.load(["fake_cases", "fake_cases"], [1])
-    assert "fake.alpha.on.python/t1" in str(info.value)
+    with pytest.raises(UsageError, match="fake.alpha.on.python"):
+        registry.load(["fake_cases", "fake_cases"])
 
 
-def test_duplicate_names_within_a_module_are_a_usage_error(tmp_path):
-    path = tmp_path / "dup_cases_for_registry.py"
-    path.write_text(
-        "from harness.registry import CaseSpec\n"
-        "CASES = [CaseSpec('d', 'c', 'v', 'b', lambda: None, 'one'),\n"
-        "         CaseSpec('d', 'c', 'v', 'b', lambda: None, 'two')]\n")
-    with pytest.raises(UsageError) as info:
-        registry.load([str(path)], [1, 2])
-    assert "d.c.v.b/t1" in str(info.value)
-
-
-def test_module_given_as_py_path():
-    by_path = registry.load([FAKE_PATH], [1])
-    assert [b.name for b in by_path] == [
-        base + "/t1" for base in fake_cases.BASE_NAMES]
-
-
-def test_module_given_as_relative_py_path(monkeypatch):
+def test_module_given_as_py_path_and_relative_path(monkeypatch):
+    by_path = registry.load([FAKE_PATH])
+    assert by_path[0].name == "fake.alpha.on.python/t1"
     monkeypatch.chdir(os.path.dirname(TESTS))
-    benchmarks = registry.load([os.path.join("tests", "fake_cases.py")], [2])
-    assert benchmarks[0].name == "fake.alpha.on.python/t2"
+    relative = registry.load([os.path.join("tests", "fake_cases.py")])
+    assert [b.name for b in relative] == [b.name for b in by_path]
 
 
 def test_py_path_named_like_an_imported_module_loads_that_file(tmp_path):
-    """BUG: harness/registry.py _import_module imports a .py path by its
-    bare file name, so a case file whose name is already in sys.modules
-    (here json.py; also any second file with the same name in another
-    directory) silently resolves to the other module instead of the file."""
     assert "json" in sys.modules
     path = tmp_path / "json.py"
     path.write_text(
-        "from harness.registry import CaseSpec\n"
-        "CASES = [CaseSpec('shadow', 'c', 'v', 'b', lambda: None, 'd')]\n")
-    benchmarks = registry.load([str(path)], [1])
+        "from harness.api import CaseSpec\n"
+        "CASES = [CaseSpec('shadow', 'c', 'v', 'b', lambda p: None, 'd')]\n")
+    benchmarks = registry.load([str(path)],
+                               registry.Selection(params={"threads": "1"}))
     assert [b.name for b in benchmarks] == ["shadow.c.v.b/t1"]
 
 
@@ -191,55 +236,38 @@ def test_py_path_named_like_an_imported_module_loads_that_file(tmp_path):
     os.path.join("no", "such", "dir", "cases.py"), "missing_file_xyz.py"])
 def test_nonexistent_module_is_a_usage_error(name):
     with pytest.raises(UsageError):
-        registry.load([name], [1])
+        registry.load([name])
 
 
-def test_module_without_cases_list_is_a_usage_error(tmp_path):
-    path = tmp_path / "tuple_cases_for_registry.py"
-    path.write_text("CASES = ()\n")
-    with pytest.raises(UsageError) as info:
-        registry.load([str(path)], [1])
-    assert "CASES" in str(info.value)
+@pytest.mark.parametrize("body", ["CASES = ()\n", "CASES = [1]\n",
+                                  "raise ValueError('at import')\n"])
+def test_bad_case_modules_are_usage_errors(tmp_path, body):
+    path = tmp_path / "bad_cases_for_registry.py"
+    path.write_text(body)
+    with pytest.raises(UsageError):
+        registry.load([str(path)])
 
 
-def test_default_module_names():
-    names = registry.default_module_names()
-    assert "cases.gil" in names
-    assert names == sorted(names)
+def test_default_module_names_and_load():
+    names = modules.default_module_names()
+    assert "cases.gil" in names and names == sorted(names)
     assert all(n.startswith("cases.") and not n.startswith("cases._")
                for n in names)
+    assert [b.name for b in registry.load(None)] == [
+        b.name for b in registry.load(names)]
 
 
-def test_default_load_is_the_cases_package():
-    benchmarks = registry.load(None, [1])
-    assert benchmarks
-    assert {b.spec.family for b in benchmarks} >= {"gil"}
-    assert [b.name for b in benchmarks] == [
-        b.name for b in registry.load(registry.default_module_names(), [1])]
-
-
-def test_availability_reports_unavailable_specs_once():
-    missing = availability(load_fake("1,2,3"))
-    assert missing == {"fake.beta.on.widget": "n/a: no widget here"}
-
-
-def test_list_command_shows_unavailable_reason(harness):
-    result = harness("list", "--module", FAKE_PATH, "--threads", "1,2")
-    assert result.code == 0, result
-    lines = result.stdout.splitlines()
-    assert [line.split()[0] for line in lines] == fake_cases.BASE_NAMES
-    by_name = {line.split()[0]: line for line in lines}
-    assert "n/a: no widget here" in by_name["fake.beta.on.widget"]
-    assert " ok " in by_name["fake.alpha.on.python"]
-    assert "n/a" not in by_name["fake.alpha.on.python"]
+def test_availability_reports_each_refused_benchmark():
+    missing = availability(load_fake("1,2"))
+    assert missing == {"fake.beta.on.widget/t1": "n/a: no widget here",
+                       "fake.beta.on.widget/t2": "n/a: no widget here"}
 
 
 def test_name_parts_with_dots_are_refused(tmp_path):
-    """The report splits family.case.variant.backend/tN apart again."""
     module = tmp_path / "dotted_cases.py"
     module.write_text(
-        "from harness.registry import CaseSpec\n"
-        "CASES = [CaseSpec('fam', 'a.b', 'v', 'python', lambda: None, 'x')]\n")
-    with pytest.raises(UsageError) as info:
-        registry.load([str(module)], [1])
-    assert "'a.b'" in str(info.value)
+        "from harness.api import CaseSpec\n"
+        "CASES = [CaseSpec('fam', 'a.b', 'v', 'python', lambda p: None, "
+        "'x')]\n")
+    with pytest.raises(UsageError, match="'a.b'"):
+        registry.load([str(module)])

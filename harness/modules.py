@@ -1,0 +1,55 @@
+"""Finding and importing case modules (the built-in ``cases`` package, a
+dotted module name, or a ``.py`` file named by path)."""
+import importlib
+import os
+import pkgutil
+import re
+import sys
+
+from harness.errors import UsageError
+
+
+def _import_path(path):
+    """Import a case file under a name derived from its full path, so a
+    file called e.g. json.py, or two files of one name, cannot collide."""
+    path = os.path.abspath(path)
+    directory = os.path.dirname(path)
+    if directory not in sys.path:  # lets it import its sibling modules
+        sys.path.insert(0, directory)
+    name = "gilbench_cases_" + re.sub(r"\W", "_", path[:-3])
+    if name in sys.modules:
+        return sys.modules[name]
+    try:
+        from importlib.util import module_from_spec, spec_from_file_location
+    except ImportError:  # Python 2.7
+        import imp
+        return imp.load_source(name, path)
+    module = module_from_spec(spec_from_file_location(name, path))
+    sys.modules[name] = module
+    try:
+        module.__spec__.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]  # a retry must not find a half-run module
+        raise
+    return module
+
+
+def import_module(name):
+    """Import a dotted name or a ``.py`` path; UsageError when impossible."""
+    is_path = name.endswith(".py") or os.sep in name
+    if is_path and not os.path.isfile(name):
+        raise UsageError("case module file %r does not exist" % name)
+    try:
+        if is_path:
+            return _import_path(name)
+        return importlib.import_module(name)
+    except Exception as exc:  # a user's module may raise anything
+        raise UsageError("cannot import case module %r: %s: %s"
+                         % (name, type(exc).__name__, exc))
+
+
+def default_module_names():
+    """Every public module of the ``cases`` package, sorted by name."""
+    import cases
+    names = [info[1] for info in pkgutil.iter_modules(cases.__path__)]
+    return ["cases." + n for n in sorted(names) if not n.startswith("_")]
