@@ -4,17 +4,22 @@ One build for both wrappers of each C family: Cython modules through
 cythonize() and cffi modules through cffi_modules, so C stays the single
 source of truth.  Runs on every target interpreter (2.7 included).
 """
+from __future__ import print_function
+
+import os
 import platform
 import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
-# Generated C goes to a per-interpreter directory: 2.7 builds with an older
-# Cython than 3.x, and a shared extensions/*.c would be reused across them.
-CYTHON_BUILD_DIR = "build/cython-%s%d%d" % (
-    platform.python_implementation().lower(), sys.version_info[0],
-    sys.version_info[1])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from extensions import flavour  # noqa: E402  (needs the path above)
+
+# Generated C goes to a per-ABI directory: 2.7 builds with an older Cython
+# than 3.x, and 3.13t needs other C than 3.13 (see extensions/flavour.py).
+CYTHON_BUILD_DIR = "build/cython-" + flavour.name()
 
 CYTHON_EXTENSIONS = [
     Extension(
@@ -26,6 +31,54 @@ CYTHON_EXTENSIONS = [
     ),
 ]
 
+
+class Python2BuildExt(build_ext):
+    """Names 2.7's modules <name>module.so instead of <name>.so.
+
+    Every interpreter builds in place in one tree.  A bare .so is 2.7's
+    suffix but also the last one every Python 3 tries, so a 2.7 build
+    would shadow a module another interpreter lacks (cffi's on 3.13t) and
+    its import would fail with "dynamic module does not define module
+    export function" instead of saying why.  2.7 also imports
+    <name>module.so, which no Python 3 does.
+    """
+
+    def get_ext_filename(self, fullname):
+        name = build_ext.get_ext_filename(self, fullname)
+        return name[:-len(".so")] + "module.so"
+
+    def run(self):
+        build_ext.run(self)
+        if self.inplace:  # 2.7 would still import an old build's .so first
+            for ext in self.extensions:
+                path = self.get_ext_fullpath(ext.name)
+                stale = path[:-len("module.so")] + ".so"
+                if os.path.exists(stale):
+                    os.remove(stale)
+
+
+def cffi_options():
+    """cffi_modules, and cffi as a build requirement, where cffi exists.
+
+    Declared here rather than in pyproject.toml: no environment marker can
+    tell free-threaded 3.13 (no cffi) from 3.13, and setuptools hands
+    setup_requires to an isolated build as its dynamic requirements.
+    """
+    reason = flavour.cffi_unsupported()
+    if reason:
+        print("gilbench: extensions._gil_cffi not built: " + reason,
+              file=sys.stderr)
+        return {}
+    if platform.python_implementation() == "PyPy":
+        requirement = []  # PyPy ships its own cffi
+    elif sys.version_info[0] < 3:
+        requirement = ["cffi==1.15.1"]  # the last cffi for 2.7
+    else:
+        requirement = ["cffi>=1.15"]
+    return {"cffi_modules": ["extensions/_gil_cffi_build.py:ffi"],
+            "setup_requires": requirement}
+
+
 setup(
     name="gilbench",
     version="0.1.0",
@@ -36,7 +89,8 @@ setup(
         build_dir=CYTHON_BUILD_DIR,
         compiler_directives={"language_level": 3},
     ),
-    cffi_modules=["extensions/_gil_cffi_build.py:ffi"],
-    setup_requires=["cffi>=1.0"],
+    cmdclass={"build_ext": Python2BuildExt} if sys.version_info[0] < 3
+    else {},
     zip_safe=False,
+    **cffi_options()
 )

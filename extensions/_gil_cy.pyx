@@ -1,4 +1,10 @@
 # cython: language_level=3
+# cython: freethreading_compatible=True
+# Safe without a GIL: the wrappers keep no Python-level state, gb_trivial
+# touches only its own stack, and the one shared C object (gil.c's counter)
+# is read and written only under gil.c's pthread mutex.  Without this
+# directive, importing the module on 3.13t/3.14t enables the GIL for the
+# whole process.  (Cython < 3.1, used on 2.7, ignores it in this header.)
 """Cython wrappers of gil.c: each native function once with the GIL held
 for the whole call and once inside ``with nogil:``.
 

@@ -4,7 +4,10 @@
 #   - .venv-tools with tox, on a Python >= 3.9;
 #   - PATH with every pyenv interpreter's bin directory (not pyenv's shims,
 #     which only answer for the version PYENV_VERSION names), so tox finds
-#     python2.7 ... python3.13 and pypy3 by name.
+#     python2.7 ... python3.14, pypy3, python3.13t and python3.14t by name;
+#   - a free-threaded CPython 3.13 built from Debian's source package
+#     (tools/build_free_threaded.sh) when none is present and we may
+#     install; built once, then found and reused.
 set -euo pipefail
 
 GILBENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -58,12 +61,18 @@ make_tools_venv() {
     cp "$GILBENCH_ROOT/requirements-tools.txt" "$stamp"
 }
 
-# Newest first, so an unversioned python3 (the report env) is the newest.
+# Newest first, so an unversioned python3 (the report env) is the newest;
+# free-threaded builds (3.13.5t/...) last, because their bin directories
+# also hold python3 and python3.13, which must keep naming GIL builds.
 interpreter_path() {
-    local dirs="" dir
+    local dirs="" ft_dirs="" dir
     for dir in $(ls -d "$PYENV_ROOT"/versions/*/bin 2>/dev/null | sort -rV); do
-        dirs="$dirs$dir:"
+        case "$dir" in
+            *t/bin) ft_dirs="$ft_dirs$dir:" ;;
+            *) dirs="$dirs$dir:" ;;
+        esac
     done
+    dirs="$dirs$ft_dirs"
     local rest
     rest=$(echo "$PATH" | tr ':' '\n' | grep -v "^$PYENV_ROOT/shims$" \
         | grep -v "pyenv-virtualenv/shims$" | paste -sd: -)
@@ -73,7 +82,7 @@ interpreter_path() {
 report_interpreters() {
     local name exe
     for name in python2.7 python3.8 python3.9 pypy3 python3.10 python3.11 \
-                python3.12 python3.13 python3.13t; do
+                python3.12 python3.13 python3.13t python3.14 python3.14t; do
         if exe=$(PATH="$GILBENCH_PATH" command -v "$name"); then
             say "found $name: $exe"
         else
@@ -82,9 +91,33 @@ report_interpreters() {
     done
 }
 
+has_free_threaded() {
+    local name
+    for name in python3.13t python3.14t; do
+        PATH="$GILBENCH_PATH" command -v "$name" >/dev/null && return 0
+    done
+    return 1
+}
+
+# Costs nothing once an interpreter is there.  GILBENCH_BUILD_FREE_THREADED=0
+# opts out of the ~2 minute build.
+provide_free_threaded() {
+    has_free_threaded && return 0
+    if [ "${GILBENCH_BUILD_FREE_THREADED:-1}" = 0 ]; then
+        say "free-threaded CPython skipped: GILBENCH_BUILD_FREE_THREADED=0;" \
+            "add one with: pyenv install 3.13t"
+        return 0
+    fi
+    # It prints its own line: what it built, or why it skipped.
+    bash "$GILBENCH_ROOT/tools/build_free_threaded.sh" \
+        "$PYENV_ROOT/versions" || true
+    GILBENCH_PATH=$(interpreter_path)
+}
+
 install_pypy
 make_tools_venv
 GILBENCH_PATH=$(interpreter_path)
+provide_free_threaded
 export GILBENCH_PATH
 report_interpreters
 

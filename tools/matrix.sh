@@ -6,7 +6,10 @@
 source "$(dirname "$0")/bootstrap.sh"
 start=$(date +%s)
 status=0
-tox_run -e py27,py38,py39,pypy3,py310,py311,py312,py313,py313t -- "$@" || status=$?
+# py313t-gil is py313t's binary with PYTHON_GIL=1; 3.14/3.14t are SKIP
+# where absent.
+tox_run -e py27,py38,py39,pypy3,py310,py311,py312,py313,py313t,py313t-gil,py314,py314t \
+    -- "$@" || status=$?
 tox_run -e report || status=$?
 say "matrix took $(( $(date +%s) - start )) s; see results/report.rst"
 exit $status
