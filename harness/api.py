@@ -3,7 +3,8 @@
 ::
 
     from harness.api import (Axis, CaseSpec, Unavailable, record, table,
-                             ratio, speedup, throughput, value, crossover)
+                             ratio, speedup, throughput, value, crossover,
+                             worker_index)
 
 See README.rst, "Adding a case", for one example per driver.
 """
@@ -13,11 +14,13 @@ from harness.metrics import TreeCpuClock
 from harness.pinning import current as pinning
 from harness.record import record
 from harness.registry import CaseSpec, Unavailable
+from harness.workerindex import worker_index
 from harness.tables import (crossover, ratio, speedup, table, throughput,
                             value)
 
 __all__ = [
     "Axis", "CaseSpec", "Unavailable", "record", "pinning", "TreeCpuClock",
+    "worker_index",
     "THREADS", "PROCESSES", "CUSTOM", "counts", "threads", "processes",
     "table", "value", "ratio", "speedup", "throughput", "crossover",
 ]

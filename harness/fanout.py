@@ -8,6 +8,7 @@ timed.  Python 2.7 has no threading.Barrier, hence the small gate.
 import threading
 
 from harness.metrics import process_cpu_seconds
+from harness.workerindex import set_index
 
 try:
     from time import perf_counter
@@ -64,6 +65,7 @@ def run_threads(work, nthreads, loops, pin=None):
     errors = []
 
     def body(index):
+        set_index(index)
         pinned = True
         try:
             if pin is not None:

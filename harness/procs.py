@@ -25,6 +25,7 @@ import time
 import traceback
 
 from harness.metrics import process_cpu_seconds
+from harness.workerindex import set_index
 
 try:
     from time import perf_counter
@@ -52,6 +53,7 @@ def _die_with_parent():
 def _worker_main(index, conn, arrived, go, work, factory, pin):
     """A worker process: set up, then one value per ``loops`` received."""
     _die_with_parent()
+    set_index(index)
     try:
         if work is None:
             work = factory()

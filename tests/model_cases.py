@@ -18,7 +18,7 @@ import signal
 import time
 
 from harness.api import (PROCESSES, CUSTOM, Axis, CaseSpec, record, table,
-                         throughput, value)
+                         throughput, value, worker_index)
 
 FAMILY = "model"
 WINDOW_FILE_ENV = "GILBENCH_TEST_WINDOWS"
@@ -61,7 +61,8 @@ def _window(params):
             for i in range(loops):
                 total += i
         with open(path, "a") as stream:
-            stream.write("%r %r %d\n" % (start, time.time(), os.getpid()))
+            stream.write("%r %r %d %d\n" % (start, time.time(), os.getpid(),
+                                             worker_index()))
     return work
 
 

@@ -135,3 +135,16 @@ def test_cpu_utilisation_resolves_short_timed_regions():
     samples = [fanout.run_threads(_spin(0.005), 1, 1).cpu_utilisation
                for _ in range(10)]
     assert all(0.0 < u < 1.5 for u in samples), samples
+
+
+def test_each_thread_knows_its_worker_index():
+    from harness.workerindex import worker_index
+    seen, lock = [], threading.Lock()
+
+    def work(loops):
+        with lock:
+            seen.append(worker_index())
+
+    fanout.run_threads(work, 4, 1)
+    assert sorted(seen) == [0, 1, 2, 3]
+    assert worker_index() is None  # the controller is no worker

@@ -40,7 +40,8 @@ def descendants_named(marker):
 
 def windows(path):
     rows = [line.split() for line in path.read_text().splitlines()]
-    return [(float(start), float(end), int(pid)) for start, end, pid in rows]
+    return [(float(start), float(end), int(pid), int(index))
+            for start, end, pid, index in rows]
 
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
@@ -58,12 +59,13 @@ def test_every_process_is_started_before_the_clock(tmp_path, monkeypatch,
     assert result.code == 0, result
     rows = windows(log)
     assert len(rows) == 9  # 3 values x 3 processes
-    assert len(set(pid for _, _, pid in rows)) == 3  # reused across values
+    assert len(set(row[2] for row in rows)) == 3  # reused across values
     for value in range(3):
         group = rows[value * 3:(value + 1) * 3]
-        assert len(set(pid for _, _, pid in group)) == 3
-        latest_start = max(start for start, _, _ in group)
-        earliest_end = min(end for _, end, _ in group)
+        assert len(set(row[2] for row in group)) == 3
+        assert sorted(row[3] for row in group) == [0, 1, 2]  # worker_index
+        latest_start = max(row[0] for row in group)
+        earliest_end = min(row[1] for row in group)
         assert latest_start < earliest_end, group
     (bench,) = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
     meta = bench.get_metadata()
