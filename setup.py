@@ -21,15 +21,33 @@ from extensions import flavour  # noqa: E402  (needs the path above)
 # than 3.x, and 3.13t needs other C than 3.13 (see extensions/flavour.py).
 CYTHON_BUILD_DIR = "build/cython-" + flavour.name()
 
+def _families():
+    """Every native family: extensions/_<family>_cy.pyx beside <family>.c.
+
+    A new family adds its files and nothing here (its cffi build script,
+    extensions/_<family>_cffi_build.py, is found the same way).
+    """
+    names = sorted(name for name in os.listdir(EXTENSIONS)
+                   if name.startswith("_") and name.endswith("_cy.pyx"))
+    return [name[1:-len("_cy.pyx")] for name in names]
+
+
+EXTENSIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "extensions")
 CYTHON_EXTENSIONS = [
     Extension(
-        "extensions._gil_cy",
-        sources=["extensions/_gil_cy.pyx", "extensions/gil.c"],
+        "extensions._%s_cy" % family,
+        sources=["extensions/_%s_cy.pyx" % family,
+                 "extensions/%s.c" % family],
         include_dirs=["extensions"],
         extra_compile_args=["-pthread"],
         extra_link_args=["-pthread"],
-    ),
+    )
+    for family in _families()
 ]
+CFFI_MODULES = sorted(
+    "extensions/%s:ffi" % name for name in os.listdir(EXTENSIONS)
+    if name.startswith("_") and name.endswith("_cffi_build.py"))
 
 
 class Python2BuildExt(build_ext):
@@ -66,7 +84,7 @@ def cffi_options():
     """
     reason = flavour.cffi_unsupported()
     if reason:
-        print("gilbench: extensions._gil_cffi not built: " + reason,
+        print("gilbench: cffi modules not built: " + reason,
               file=sys.stderr)
         return {}
     if platform.python_implementation() == "PyPy":
@@ -75,7 +93,7 @@ def cffi_options():
         requirement = ["cffi==1.15.1"]  # the last cffi for 2.7
     else:
         requirement = ["cffi>=1.15"]
-    return {"cffi_modules": ["extensions/_gil_cffi_build.py:ffi"],
+    return {"cffi_modules": CFFI_MODULES,
             "setup_requires": requirement}
 
 
