@@ -25,6 +25,7 @@ import time
 import traceback
 
 from harness.metrics import process_cpu_seconds
+from harness.signals import signal_name
 from harness.workerindex import set_index
 
 try:
@@ -209,8 +210,5 @@ class ProcessTeam(object):
 
 def _how(code):
     if code < 0:
-        try:
-            return "was killed by %s" % signal.Signals(-code).name
-        except (AttributeError, ValueError):
-            return "was killed by signal %d" % -code
+        return "was killed by %s" % signal_name(-code)
     return "exited with code %d" % code

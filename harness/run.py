@@ -20,6 +20,7 @@ import time
 from harness import bench as bench_program
 from harness import registry, results, timing
 from harness.registry import Unavailable
+from harness.signals import signal_name
 
 DEFAULT_TIMEOUT = 600.0
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -116,13 +117,6 @@ def _wait(process, timeout):
     return process.returncode
 
 
-def _signal_name(number):
-    try:
-        return signal.Signals(number).name
-    except (AttributeError, ValueError):  # Python 2.7, or not a signal
-        return "signal %d" % number
-
-
 _WORKER_KILLED = re.compile(r"failed with exit code -(\d+)")
 
 
@@ -132,9 +126,9 @@ def _failure_reason(code, stderr_path):
     last = _telling_line(stderr_path)
     worker_killed = _WORKER_KILLED.search(last)
     if code < 0:
-        return "failed: killed by %s" % _signal_name(-code)
+        return "failed: killed by %s" % signal_name(-code)
     if worker_killed:
-        return "failed: worker killed by %s" % _signal_name(
+        return "failed: worker killed by %s" % signal_name(
             int(worker_killed.group(1)))
     return "failed: exit code %d%s" % (code, " (%s)" % last if last else "")
 
