@@ -61,22 +61,36 @@ make_tools_venv() {
     cp "$GILBENCH_ROOT/requirements-tools.txt" "$stamp"
 }
 
-# Newest first, so an unversioned python3 (the report env) is the newest;
-# free-threaded builds (3.13.5t/...) last, because their bin directories
-# also hold python3 and python3.13, which must keep naming GIL builds.
+# Newest first, so an unversioned python3 (the report env) is the newest.
+# Free-threaded builds (versions/3.13.5t/...) are left out: their bin
+# directories also hold python3 and python3.13, which tox would take for the
+# report env or for py313 where no GIL build of that version exists.  Only
+# their python3.1Nt names go on the PATH, as links in one directory.
 interpreter_path() {
-    local dirs="" ft_dirs="" dir
+    local dirs="" dir
     for dir in $(ls -d "$PYENV_ROOT"/versions/*/bin 2>/dev/null | sort -rV); do
         case "$dir" in
-            *t/bin) ft_dirs="$ft_dirs$dir:" ;;
+            *t/bin) ;;
             *) dirs="$dirs$dir:" ;;
         esac
     done
-    dirs="$dirs$ft_dirs"
+    dirs="$dirs$(free_threaded_links):"
     local rest
     rest=$(echo "$PATH" | tr ':' '\n' | grep -v "^$PYENV_ROOT/shims$" \
         | grep -v "pyenv-virtualenv/shims$" | paste -sd: -)
     echo "$dirs$rest"
+}
+
+free_threaded_links() {
+    local links="$TOOLS_VENV/free-threaded-bin" exe
+    rm -rf "$links"
+    mkdir -p "$links"
+    # Oldest first, so the newest build of a version keeps the name.
+    for exe in $(ls -d "$PYENV_ROOT"/versions/*t/bin/python3.1[0-9]t \
+                 2>/dev/null | sort -V); do
+        ln -sf "$exe" "$links/"
+    done
+    echo "$links"
 }
 
 report_interpreters() {
@@ -84,6 +98,9 @@ report_interpreters() {
     for name in python2.7 python3.8 python3.9 pypy3 python3.10 python3.11 \
                 python3.12 python3.13 python3.13t python3.14 python3.14t; do
         if exe=$(PATH="$GILBENCH_PATH" command -v "$name"); then
+            case "$exe" in  # name the build, not bootstrap's link to it
+                */free-threaded-bin/*) exe=$(readlink -f "$exe") ;;
+            esac
             say "found $name: $exe"
         else
             say "missing $name: its tox env will be reported as SKIP"
@@ -100,7 +117,7 @@ has_free_threaded() {
 }
 
 # Costs nothing once an interpreter is there.  GILBENCH_BUILD_FREE_THREADED=0
-# opts out of the ~2 minute build.
+# opts out of the build (210 s on this project's 2-core machines).
 provide_free_threaded() {
     has_free_threaded && return 0
     if [ "${GILBENCH_BUILD_FREE_THREADED:-1}" = 0 ]; then
