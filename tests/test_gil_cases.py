@@ -1,4 +1,4 @@
-"""Every registered case, once, through the real CLI on this interpreter.
+"""Every GIL-family case, once, through the real CLI on this interpreter.
 
 One ``python -m harness run`` (module-scoped) at threads 1 and 2.  Loops
 are calibrated by pyperf (no -l) with a 50 ms minimum per value so that the
@@ -20,7 +20,8 @@ REQUIRED_METADATA = ("family", "case", "variant", "backend", "threads",
 
 def registered_cases():
     """Cases as `python -m harness list --json` gives them, all runnable."""
-    listing = run_harness("list", "--json", "--threads", "1,2")
+    listing = run_harness("list", "--json", "--threads", "1,2", "--case",
+                          "gil.*")
     assert listing.code == 0, listing
     cases = json.loads(listing.stdout)["cases"]
     not_ok = {c["name"]: c["not_runnable"] for c in cases
@@ -35,7 +36,7 @@ def expected_names():
     bases = [case["name"] for case in cases]
     # The list command and the registry agree on what is registered.
     selection = registry.Selection(params={"threads": "1,2"})
-    benchmarks = registry.load(None, selection)
+    benchmarks = registry.load(None, selection, ["gil.*"])
     assert bases == [s.base_name for s in registry.unique_specs(benchmarks)]
     for case in cases:
         (axis,) = case["axes"]
@@ -47,7 +48,8 @@ def expected_names():
 @pytest.fixture(scope="module")
 def gil_run(tmp_path_factory):
     output = tmp_path_factory.mktemp("gil_cases") / "gil.json"
-    result = run_harness("run", "--threads", ",".join(map(str, THREADS)),
+    result = run_harness("run", "--case", "gil.*",
+                         "--threads", ",".join(map(str, THREADS)),
                          "-o", output, *PYPERF_OPTIONS, timeout=170)
     return result, output
 
@@ -79,7 +81,8 @@ def test_every_registered_case_was_exercised(suite, expected_names):
 def test_results_are_in_registry_order(suite):
     names = [b.get_name() for b in suite.get_benchmarks()]
     selection = registry.Selection(params={"threads": "1,2"})
-    assert names == [b.name for b in registry.load(None, selection)]
+    assert names == [b.name for b in registry.load(None, selection,
+                                                   ["gil.*"])]
 
 
 def test_every_value_is_positive(suite):
