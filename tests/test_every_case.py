@@ -43,3 +43,9 @@ def test_every_listed_benchmark_is_measured_or_na(quick_run):
                                          "backend"))
         per_case[key] = per_case.get(key, 0) + 1
     assert per_case == {case["name"]: case["benchmarks"] for case in cases}
+
+
+def test_every_family_renders(quick_run, tmp_path):
+    _, _, output = quick_run
+    result = run_harness("report", output, "-o", tmp_path / "r.rst")
+    assert result.code == 0, result
