@@ -28,8 +28,7 @@ def _extension(name):
     try:
         return importlib.import_module(name)
     except ImportError as exc:
-        raise Unavailable("%s not built (%s); pip install -e . builds it"
-                          % (name, exc))
+        raise Unavailable("%s not built (%s)" % (name, exc))
 
 
 def _calling(func):

@@ -58,7 +58,7 @@ def _extension(name):
     try:
         return importlib.import_module(name)
     except ImportError as exc:
-        raise Unavailable("%s not built (%s); pip install -e . builds it"
+        raise Unavailable("%s not built (%s)"
                           % (name, exc))
 
 

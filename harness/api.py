@@ -15,12 +15,13 @@ from harness.pinning import current as pinning
 from harness.record import record
 from harness.registry import CaseSpec, Unavailable
 from harness.workerindex import worker_index
-from harness.tables import (crossover, ratio, speedup, table, throughput,
-                            value)
+from harness.tables import (crossover, ratio, recorded, speedup, table,
+                            throughput, value)
 
 __all__ = [
     "Axis", "CaseSpec", "Unavailable", "record", "pinning", "TreeCpuClock",
     "worker_index",
     "THREADS", "PROCESSES", "CUSTOM", "counts", "threads", "processes",
     "table", "value", "ratio", "speedup", "throughput", "crossover",
+    "recorded",
 ]

@@ -104,6 +104,9 @@ class TimeFunction(object):
             wall, utilisation = self.timer(loops)
         except registry.Unavailable as exc:  # e.g. a thread could not pin
             refuse(self.runner.args.status, "n/a: %s" % (exc,))
+        reason = gilguard.reenabled_reason()  # an import inside work()
+        if reason:
+            refuse(self.runner.args.status, reason)
         # The last `values` calls of a worker are its measured values.
         self.utilisations.append(utilisation)
         recent = self.utilisations[-self.runner.args.values:]

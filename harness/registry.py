@@ -244,9 +244,34 @@ def load_specs(module_names):
             raise UsageError("case module %r has no CASES list of CaseSpec"
                              % module_name)
         tables = list(getattr(module, "TABLES", []))
+        _check_tables(module_name, specs, tables)
         found.extend((spec, tables) for spec in specs)
     _check_unique(found)
     return found
+
+
+def _check_tables(module_name, specs, tables):
+    """Every dimension a table names is a name part, ``interpreter`` or an
+    axis of one of the module's cases: a typo fails here, at ``list`` and
+    ``run``, not as an empty table in a report."""
+    known = set(resultformat.NAME_PARTS) | {"interpreter"}
+    for spec in specs:
+        known.update(axis.name for axis in spec.axes)
+    for declared in tables:
+        if not isinstance(declared, dict) or "cell" not in declared:
+            raise UsageError("case module %r: TABLES must hold "
+                             "harness.api.table(...) declarations"
+                             % module_name)
+        cell = declared["cell"]
+        named = ([declared["rows"], declared["columns"]]
+                 + list(declared["per"]) + list(declared["where"])
+                 + [cell[k] for k in ("over", "along") if k in cell])
+        unknown = sorted(set(named) - known)
+        if unknown:
+            raise UsageError("case module %r: table %r names %s, which is "
+                             "no name part or axis of its cases"
+                             % (module_name, declared["title"],
+                                ", ".join(unknown)))
 
 
 def _check_unique(found):

@@ -18,7 +18,8 @@ added to ``per``, so two benchmarks never compete for one cell.
 from harness.errors import UsageError
 
 INTERPRETER = "interpreter"
-CELL_KINDS = ("value", "ratio", "speedup", "throughput", "crossover")
+CELL_KINDS = ("value", "ratio", "speedup", "throughput", "crossover",
+              "recorded")
 
 
 def value(per_op=False):
@@ -53,6 +54,13 @@ def speedup(over, baseline, scaled=False):
 def throughput(unit="ops"):
     """Operations per second: the benchmark's ``ops_per_loop`` / value."""
     return {"kind": "throughput", "unit": unit}
+
+
+def recorded(key, unit=""):
+    """A number the case recorded per run with ``harness.api.record`` (peak
+    memory, per-role throughput, errors...): its mean over the measured
+    runs, with ``unit`` after it; "n/a: not recorded" where absent."""
+    return {"kind": "recorded", "key": key, "unit": unit}
 
 
 def crossover(along, over, numerator, denominator, fallback=None, unit=""):

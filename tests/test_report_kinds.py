@@ -12,7 +12,7 @@ if sys.version_info < (3, 9):
                 allow_module_level=True)
 
 from harness.report import cells, kinds, loader, pivot  # noqa: E402
-from harness.tables import (crossover, ratio, speedup, table,  # noqa: E402
+from harness.tables import (crossover, ratio, recorded, speedup, table,  # noqa: E402
                             throughput, value)
 
 THREADS = {"name": "threads", "unit": "threads", "log": False}
@@ -73,6 +73,20 @@ def test_throughput_cell(tmp_path):
                        ["3", "1.23k ids/s"]]
     assert t.rows[2][1].value == pytest.approx(1000 / 0.81)
     assert t.note.startswith("ids per second")
+
+
+def test_recorded_cell_shows_run_metadata_or_says_not_recorded(tmp_path):
+    benchmarks = [(spin(1), [1e-6, 1e-6]), (spin(2), [2e-6, 2e-6])]
+    (shown,) = declared(tmp_path / "a", table(
+        "w", rows="threads", cell=recorded("widgets", "widgets")),
+        benchmarks, extra={"widgets": 1500})
+    assert grid(shown) == [["1", "1.50k widgets"], ["2", "1.50k widgets"]]
+    assert shown.rows[0][1].value == 1500
+    assert shown.note.startswith("widgets, as the case recorded it")
+    (absent,) = declared(tmp_path / "b", table(
+        "w", rows="threads", cell=recorded("gadgets")), benchmarks)
+    assert grid(absent) == [["1", "n/a: not recorded"],
+                            ["2", "n/a: not recorded"]]
 
 
 @pytest.mark.parametrize("number, text", [

@@ -184,24 +184,44 @@ def test_families_alphabetically_tables_in_declaration_order(tmp_path):
                       "a second: case=c, variant=v, backend=b"]
 
 
-@pytest.mark.parametrize("declaration", [
+TYPOS = [
     table("typo", rows="thread", cell=value()),
     table("typo", rows="threads", columns="knd", cell=value()),
     table("typo", rows="threads", where={"kinds": "spin"}, cell=value()),
     table("typo", rows="threads", cell=ratio(over="variants",
                                              numerator="a",
                                              denominator="b")),
-])
-def test_a_dimension_no_benchmark_has_is_refused(tmp_path, declaration):
-    with pytest.raises(UsageError) as error:
-        tables(tmp_path, declaration, LOCKS)
-    assert "which no benchmark has" in str(error.value)
-    assert "\n" not in str(error.value)
+]
 
 
-def test_cli_refuses_a_dimension_no_benchmark_has(harness, tmp_path):
+@pytest.mark.parametrize("declaration", TYPOS)
+def test_a_table_whose_dimensions_this_file_lacks_is_left_out(tmp_path,
+                                                              declaration):
+    """A run of part of a family (--case) lacks some tables' axes; those
+    tables are left out, the others drawn.  Typos are refused where the
+    tables are declared (test_a_typo_in_a_declared_table_is_refused)."""
+    assert tables(tmp_path, declaration, LOCKS) == []
+
+
+def test_cli_renders_the_rest_of_a_partial_family(harness, tmp_path):
     write_result(tmp_path, "py311.json", "3.11.7", LOCKS, axes=AXES,
-                 tables=[table("typo", rows="thread", cell=value())])
-    result = harness("report", tmp_path)
-    assert_one_line_usage_error(result)
-    assert "'thread'" in result.stderr
+                 tables=[table("absent", rows="thread", cell=value()),
+                         table("present", rows="threads", cell=value())])
+    result = harness("report", tmp_path, "--format", "md")
+    assert result.code == 0, result
+    assert "## present" in result.stdout and "absent" not in result.stdout
+
+
+@pytest.mark.parametrize("declaration", TYPOS)
+def test_a_typo_in_a_declared_table_is_refused(tmp_path, declaration,
+                                               restore_sys_path):
+    from harness import registry
+    module = tmp_path / "typo_cases_for_report.py"
+    module.write_text(
+        "from harness.api import Axis, CaseSpec\n"
+        "CASES = [CaseSpec('f', 'c', 'v', 'b', lambda p: None, 'd',\n"
+        "                  axes=[Axis('kind', ['spin'])])]\n"
+        "TABLES = %r\n" % [declaration])
+    with pytest.raises(UsageError) as error:
+        registry.load([str(module)])
+    assert "no name part or axis" in str(error.value)

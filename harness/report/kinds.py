@@ -15,6 +15,7 @@ CELL_KEYS = {
     "ratio": ("over", "numerator", "denominator", "fallback"),
     "speedup": ("over", "baseline", "scaled"),
     "throughput": ("unit",),
+    "recorded": ("key", "unit"),
     "crossover": ("over", "numerator", "denominator", "fallback", "along",
                   "unit"),
 }
@@ -91,6 +92,25 @@ class Throughput(Value):
     def describe(self, grid):
         return ("%s per second: ops_per_loop / mean time per loop."
                 % self.spec["unit"])
+
+
+class Recorded(Value):
+    """A per-run number the case recorded, averaged over the runs."""
+
+    def cell(self, lookup, dims):
+        record, reason = lookup.get(dims)
+        if record is None:
+            return cells.missing(reason)
+        key, unit = self.spec["key"], self.spec["unit"]
+        number = record.recorded.get(key)
+        if number is None:
+            return cells.missing("n/a: not recorded")
+        text = cells.si(number) + (" " + unit if unit else "")
+        return Cell(text, number, None, cells.flags(record))
+
+    def describe(self, grid):
+        return ("%s, as the case recorded it per run (mean over runs)."
+                % self.spec["key"])
 
 
 class Speedup(Value):
@@ -266,7 +286,8 @@ def crossing(points):
 
 
 KINDS = {"value": Value, "ratio": Ratio, "speedup": Speedup,
-         "throughput": Throughput, "crossover": Crossover}
+         "throughput": Throughput, "crossover": Crossover,
+         "recorded": Recorded}
 
 
 def make(declaration, axes):

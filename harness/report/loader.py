@@ -88,6 +88,16 @@ def _mean_over_runs(runs, key):
     return sum(found) / len(found) if found else None
 
 
+def _recorded(runs):
+    """Every numeric per-run metadata key, averaged over the runs."""
+    keys = set()
+    for run in runs:
+        keys.update(k for k, v in run.get_metadata().items()
+                    if isinstance(v, (int, float))
+                    and not isinstance(v, bool))
+    return {key: _mean_over_runs(runs, key) for key in sorted(keys)}
+
+
 def _measured(path, bench):
     meta = bench.get_metadata()
     runs = [run for run in bench.get_runs() if run.values]
@@ -98,7 +108,8 @@ def _measured(path, bench):
         stdev=bench.stdev() if bench.get_nvalue() > 1 else 0.0,
         ops_per_loop=int(meta["ops_per_loop"]),
         concurrency=int(meta["concurrency"]), cpus_usable=int(cpus),
-        cpu_utilisation=_mean_over_runs(runs, "cpu_utilisation"))
+        cpu_utilisation=_mean_over_runs(runs, "cpu_utilisation"),
+        recorded=_recorded(runs))
 
 
 def _missing(path, entries, cpus_usable):

@@ -24,6 +24,8 @@ class Record:
     concurrency: int = 1
     cpus_usable: int = 1
     cpu_utilisation: float | None = None  # mean over runs
+    recorded: dict = field(default_factory=dict)  # numeric run metadata,
+    # each key's mean over the measured runs (harness.api.record)
     reason: str | None = None  # "n/a: ...", "failed: ...", "hung: ..."
 
     @property

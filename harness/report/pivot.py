@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numbers
 
-from harness.errors import UsageError
 from harness.report import kinds, listings
 from harness.report.lookup import Lookup
 from harness.report.model import INTERPRETER, Table, label
@@ -72,9 +71,11 @@ def dimension_label(dim, axes):
     return dim
 
 
-def check_dimensions(declaration, family, records):
-    """A declaration naming a dimension no benchmark has would silently
-    draw nothing (or empty rows): refuse it, saying which."""
+def lacking_dimensions(declaration, records):
+    """Dimensions the declaration names that no benchmark here has: a run
+    of part of a family (``--case``) lacks some tables' axes, and those
+    tables are left out.  Typos are refused where tables are declared
+    (harness.registry), not here."""
     known = {INTERPRETER}
     for record in records:
         known.update(record.dims)
@@ -82,13 +83,7 @@ def check_dimensions(declaration, family, records):
     named = ([declaration["rows"], declaration["columns"]]
              + list(declaration["per"]) + list(declaration["where"])
              + [cell[k] for k in ("over", "along") if k in cell])
-    unknown = [d for d in named if d not in known]
-    if unknown:
-        raise UsageError("table %r of family %r names %s, which no "
-                         "benchmark has (dimensions: %s)" % (
-                             declaration["title"], family,
-                             ", ".join(map(repr, unknown)),
-                             ", ".join(sorted(known))))
+    return [d for d in named if d not in known]
 
 
 def _title(declaration, per_values):
@@ -107,7 +102,8 @@ def declared_tables(results, family, declaration, axes):
     kind = kinds.make(declaration, axes)
     records = [r for result in results for r in result.records
                if r.dims["family"] == family]
-    check_dimensions(declaration, family, records)
+    if lacking_dimensions(declaration, records):
+        return []
     # Twins (denominators, baselines) may lie outside ``where``: it picks
     # the cells, not what they are computed from.
     lookup = Lookup(records)
