@@ -32,8 +32,8 @@ around the one call per thread differ between interpreters.
 import importlib
 import threading
 
-from harness.api import (Axis, CaseSpec, Unavailable, ratio, record, table,
-                         threads, throughput, worker_index)
+from harness.api import (Axis, CaseSpec, Unavailable, ratio, record,
+                         recorded, table, threads, throughput, worker_index)
 
 try:
     from time import perf_counter
@@ -270,6 +270,14 @@ TABLES = [
     table("Reader/writer groups", rows="threads", columns="variant",
           per=["interpreter"], where={"case": "groups"},
           cell=throughput(unit="units"),
-          note="All threads together; per role see the runs' "
-          "reader_units_per_s and writer_units_per_s metadata."),
+          note="All threads together; one thread writes, the rest read."),
+    table("Reader/writer groups, readers", rows="threads",
+          columns="variant", per=["interpreter"], where={"case": "groups"},
+          cell=recorded("reader_units_per_s", "units/s"),
+          note="What the reader threads executed together."),
+    table("Reader/writer groups, the writer", rows="threads",
+          columns="variant", per=["interpreter"], where={"case": "groups"},
+          cell=recorded("writer_units_per_s", "units/s"),
+          note="Writer starvation shows here: a reader-preferred lock lets "
+          "readers hold it while the writer waits."),
 ]
