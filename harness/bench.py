@@ -19,7 +19,8 @@ import sys
 
 import pyperf
 
-from harness import drivers, gilguard, metrics, pinning, record, registry
+from harness import (drivers, gilguard, lifelines, metrics, pinning, record,
+                     registry)
 from harness.errors import UsageError
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
@@ -46,9 +47,19 @@ class HarnessRunner(pyperf.Runner):
     internals.
     """
 
+    time_function = None
+
     def _worker(self, task):
         record.set_sink(task.metadata)
-        return pyperf.Runner._worker(self, task)
+        pyperf.Runner._worker(self, task)
+        # The run is in the master's pipe now.  Exit at once: a thread or
+        # process the case leaked must not keep this worker (and so the
+        # benchmark) alive until the timeout.
+        if self.time_function is not None:
+            self.time_function.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def _forward_harness_options(cmd, args):
@@ -113,6 +124,11 @@ class TimeFunction(object):
         record.record(cpu_utilisation=sum(recent) / len(recent))
         return wall
 
+    def close(self):
+        if self.timer is not None:
+            self.timer.close()
+            self.timer = None
+
     def _set_up(self):
         args, bench = self.runner.args, self.bench
         pin = (pinning.Pinning(metrics.cpu_affinity())
@@ -122,7 +138,7 @@ class TimeFunction(object):
         self.timer = drivers.make_timer(
             bench, prepared, pin, (args.module, bench.spec.base_name,
                                    list(bench.params.items())))
-        atexit.register(self.timer.close)
+        atexit.register(self.close)
         reason = gilguard.reenabled_reason()
         if reason:
             refuse(args.status, reason)
@@ -149,11 +165,13 @@ def load_benchmark(args):
 
 
 def main(argv):
+    lifelines.die_with_parent()  # a worker dies with its master
     gilguard.install()
     runner = make_runner()
     args = runner.parse_args(argv)
     bench = load_benchmark(args)
-    runner.bench_time_func(bench.name, TimeFunction(runner, bench),
+    runner.time_function = TimeFunction(runner, bench)
+    runner.bench_time_func(bench.name, runner.time_function,
                            metadata=bench.metadata())
     return 0
 

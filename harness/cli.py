@@ -79,7 +79,25 @@ def run_parser():
     parser.add_argument("--pin-threads", action="store_true",
                         help="pin thread (or process) i to usable CPU "
                         "i mod ncpus")
+    parser.add_argument("--resume", action="store_true",
+                        help="finish an interrupted run (same output, "
+                        "selection and settings) from its journal")
+    parser.add_argument("--restart", action="store_true",
+                        help="discard an interrupted run's journal and "
+                        "start over")
+    parser.add_argument("--memory-limit", type=int, metavar="MB",
+                        default=default_memory_limit(),
+                        help="address-space limit of each benchmark's "
+                        "processes; 0 for none (default: half the "
+                        "machine's memory, %(default)s)")
     return parser
+
+
+def default_memory_limit():
+    """Half the machine's memory, in MB: a case that exhausts memory fails
+    alone instead of taking the machine down."""
+    import psutil
+    return int(psutil.virtual_memory().total / 2 / 1024 / 1024)
 
 
 def cmd_run(argv):
@@ -87,6 +105,10 @@ def cmd_run(argv):
     args, pyperf_options = run_parser().parse_known_args(argv)
     if not args.timeout > 0:  # also refuses NaN
         raise UsageError("--timeout must be positive")
+    if args.memory_limit < 0:
+        raise UsageError("--memory-limit must be 0 (none) or positive")
+    if args.resume and args.restart:
+        raise UsageError("--resume and --restart exclude each other")
     args.params = parse_params(args)
     return run.run(args, pyperf_options)
 

@@ -15,8 +15,6 @@ and are daemonic, so none outlives the pyperf worker that made them.
 Where fork is missing, workers are spawned and each calls the case's
 prepare() itself (``GILBENCH_START_METHOD=spawn`` forces that, for tests).
 """
-import ctypes
-import ctypes.util
 import multiprocessing
 import os
 import signal
@@ -24,6 +22,7 @@ import sys
 import time
 import traceback
 
+from harness.lifelines import die_with_parent
 from harness.metrics import process_cpu_seconds
 from harness.signals import signal_name
 from harness.workerindex import set_index
@@ -34,26 +33,15 @@ except ImportError:  # Python 2.7: pyperf's is time.time, system-wide too
     from pyperf import perf_counter
 
 POLL_SECONDS = 0.05
-PR_SET_PDEATHSIG = 1
 
 
 class WorkerProcessError(RuntimeError):
     """A worker process of the team died or raised."""
 
 
-def _die_with_parent():
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # no prctl: daemon=True still applies
-        pass
-
-
 def _worker_main(index, conn, arrived, go, work, factory, pin):
     """A worker process: set up, then one value per ``loops`` received."""
-    _die_with_parent()
+    die_with_parent()
     set_index(index)
     try:
         if work is None:

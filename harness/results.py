@@ -44,6 +44,22 @@ def missing_entry(bench, reason):
             "metadata": bench.metadata()}
 
 
+def merge_journal(benchmarks, book, output):
+    """Write ``output`` from the journal's committed entries, in registry
+    order; return (benchmarks with values, missing entries)."""
+    entries = book.entries()
+    files, missing = [], []
+    for index, bench in enumerate(benchmarks):
+        entry = entries.get(index)
+        if entry is None:
+            continue
+        if entry["reason"] is None:
+            files.append(book.pyperf_path(entry))
+        else:
+            missing.append(missing_entry(bench, entry["reason"]))
+    return merge(files, missing, output), missing
+
+
 def merge(bench_files, missing, output):
     """Write one suite from ``bench_files`` plus the ``missing`` entries;
     return how many benchmarks have values.
@@ -61,6 +77,13 @@ def merge(bench_files, missing, output):
             bench.update_metadata({MISSING_KEY: encoded})
     suite = pyperf.BenchmarkSuite(benchmarks)
     partial = output + ".partial"
-    suite.dump(partial, replace=True)
-    os.rename(partial, output)
+    try:
+        suite.dump(partial, replace=True)
+        os.rename(partial, output)
+    except (IOError, OSError) as exc:  # full disk, vanished directory...
+        if os.path.exists(partial):
+            os.remove(partial)
+        raise UsageError("cannot write %r: %s (the run's journal is kept: "
+                         "--resume writes it again)" % (
+                             output, exc.strerror or exc))
     return len(benchmarks)

@@ -1,35 +1,34 @@
 """``python -m harness run``: every selected benchmark in its own pyperf
-program, then one result file.
+program, kept in a journal as it finishes, then one result file.
 
-Each benchmark gets a child process (``python -m harness bench``), so a
-case that raises, crashes or hangs costs only its own result: it is
-recorded as "failed: ..." or "hung: ..." and the others are still written.
+Each benchmark gets a child process (:mod:`harness.child`), so a case that
+raises, crashes or hangs costs only its own result: it is recorded as
+"failed: ..." or "hung: ..." and the others are still written.  Each
+finished benchmark is committed to the journal (:mod:`harness.journal`)
+at once, so a run killed at any moment loses nothing that had finished;
+``--resume`` runs the rest.
 """
 from __future__ import print_function
 
-import json
-import os
-import re
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
 import time
 
 from harness import bench as bench_program
-from harness import registry, results, timing
+from harness import (child, gilguard, journal, lifelines, registry, results,
+                     timing)
+from harness.errors import UsageError
 from harness.registry import Unavailable
-from harness.signals import signal_name
 
 DEFAULT_TIMEOUT = 600.0
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# ``--quick`` sizing, unless pyperf sizing options are given: one process
-# fewer, two values of >= 20 ms.  The quick profile is for a first look and
-# CI, not for publishing.
-QUICK_PYPERF = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.02"]
-_SIZING = ("-p", "--processes", "-n", "--values", "-w", "--warmups",
-           "--min-time", "-l", "--loops", "--fast", "--rigorous")
+
+
+class Terminated(Exception):
+    """SIGTERM, turned into an exception so the run can stop cleanly."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
 
 
 def availability(benchmarks):
@@ -57,123 +56,18 @@ def _check(bench):
     return None
 
 
-def sizing_options(args, pyperf_options):
-    """The quick profile's pyperf sizing, unless the user sized the run."""
-    sized = any(option.split("=")[0] in _SIZING for option in pyperf_options)
-    return [] if sized or not args.quick else list(QUICK_PYPERF)
-
-
-def _child_command(bench, args, pyperf_options, output, status):
-    cmd = [sys.executable, "-m", "harness", "bench",
-           "--bench-case", bench.spec.base_name,
-           "--bench-params", registry.encode_params(bench.params),
-           "--status", status, "--output", output]
-    for module in args.module or ():
-        cmd.extend(["--module", module])
-    if args.pin_threads:
-        cmd.append("--pin-threads")
-    # pyperf gives its workers a filtered environment; GILBENCH_* settings
-    # (e.g. GILBENCH_START_METHOD) must reach them.
-    ours = sorted(name for name in os.environ if name.startswith("GILBENCH_"))
-    if ours and not any(o.startswith("--inherit-environ")
-                        for o in pyperf_options):
-        cmd.append("--inherit-environ=" + ",".join(ours))
-    # pyperf's stability warnings repeat for every short benchmark; the
-    # report flags noisy cells instead.  -v/--verbose brings them back.
-    if not any(o in ("-v", "--verbose") for o in pyperf_options):
-        cmd.append("--quiet")
-    return cmd + sizing_options(args, pyperf_options) + list(pyperf_options)
-
-
-def _child_env():
-    env = dict(os.environ)
-    path = env.get("PYTHONPATH")
-    env["PYTHONPATH"] = PROJECT_ROOT + (os.pathsep + path if path else "")
-    return env
-
-
-def _kill_group(process):
-    """The child leads its own session (so Ctrl-C does not reach it):
-    kill it and its pyperf workers."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except OSError:  # already gone
-        pass
-    process.wait()
-
-
-def _wait(process, timeout):
-    """Exit code, or None when the child outlived ``timeout`` seconds."""
-    deadline = time.time() + timeout
-    try:
-        while process.poll() is None:
-            if time.time() > deadline:
-                _kill_group(process)
-                return None
-            time.sleep(0.05)
-    except BaseException:  # Ctrl-C: leave no orphaned benchmark behind
-        _kill_group(process)
-        raise
-    return process.returncode
-
-
-_WORKER_KILLED = re.compile(r"failed with exit code -(\d+)")
-
-
-def _failure_reason(code, stderr_path):
-    """"failed: ..." naming the signal that killed the child or its worker,
-    else the exit code and the worker's exception."""
-    last = _telling_line(stderr_path)
-    worker_killed = _WORKER_KILLED.search(last)
-    if code < 0:
-        return "failed: killed by %s" % signal_name(-code)
-    if worker_killed:
-        return "failed: worker killed by %s" % signal_name(
-            int(worker_killed.group(1)))
-    return "failed: exit code %d%s" % (code, " (%s)" % last if last else "")
-
-
-_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b")
-
-
-def _telling_line(path):
-    """The first exception line (the worker's), else the last line."""
-    with open(path) as stream:
-        lines = [line.strip() for line in stream if line.strip()]
-    exceptions = [line for line in lines if _EXCEPTION_LINE.match(line)]
-    # The worker's traceback comes before the pyperf master's own.
-    return (exceptions[:1] or lines[-1:] or [""])[0][:200]
-
-
-def _status_reason(path):
-    """The reason a benchmark program refused to measure, if it did."""
-    try:
-        with open(path) as stream:
-            return json.load(stream)["reason"]
-    except (IOError, OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def run_one(bench, args, pyperf_options, workdir, index):
-    """Run one benchmark's pyperf program; (result file, failure reason)."""
-    output = os.path.join(workdir, "%04d.json" % index)
-    stderr_path = os.path.join(workdir, "%04d.stderr" % index)
-    status = os.path.join(workdir, "%04d.status" % index)
-    with open(stderr_path, "w") as stderr:
-        process = subprocess.Popen(
-            _child_command(bench, args, pyperf_options, output, status),
-            stderr=stderr, env=_child_env(), preexec_fn=os.setsid)
-        code = _wait(process, args.timeout)
-    refused = _status_reason(status)
-    if refused:
-        return None, refused
-    with open(stderr_path) as stream:
-        sys.stderr.write(stream.read())
-    if code is None:
-        return None, "hung: killed after %g s" % args.timeout
-    if code != 0 or not os.path.exists(output):
-        return None, _failure_reason(code, stderr_path)
-    return output, None
+def _header(args, pyperf_options, benchmarks):
+    """What a resumed run must share with the interrupted one."""
+    return {
+        "interpreter": [sys.executable, sys.version,
+                        gilguard.free_threaded_build()],
+        "modules": args.module or [], "cases": args.case or [],
+        "params": args.params, "quick": args.quick,
+        "pin_threads": args.pin_threads, "timeout": args.timeout,
+        "memory_limit": args.memory_limit,
+        "pyperf_options": list(pyperf_options),
+        "benchmarks": [bench.name for bench in benchmarks],
+    }
 
 
 def run(args, pyperf_options):
@@ -183,28 +77,54 @@ def run(args, pyperf_options):
     bench_program.check_pyperf_options(pyperf_options)
     output = args.output or results.default_output()
     results.check_writable(output)
-
-    skipped = availability(benchmarks)
-    missing, bench_files = [], []
-    workdir = tempfile.mkdtemp(prefix="gilbench-")
+    book = journal.Journal(output, _header(args, pyperf_options, benchmarks))
+    if args.restart:
+        book.remove()
+    done = book.start(args.resume)
+    lifelines.become_subreaper()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        for index, bench in enumerate(benchmarks):
-            reason = skipped.get(bench.name)
-            path = None
-            if not reason:
-                path, reason = run_one(bench, args, pyperf_options, workdir,
-                                       index)
-            if reason:
-                missing.append(results.missing_entry(bench, reason))
-                print("%s: %s" % (bench.name, reason))
-            else:
-                bench_files.append(path)
-        written = results.merge(bench_files, missing, output)
+        _run_all(benchmarks, args, pyperf_options, book, done)
+    except (KeyboardInterrupt, Terminated) as exc:
+        code = 143 if isinstance(exc, Terminated) else 130
+        return _interrupted(benchmarks, book, output, code)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        signal.signal(signal.SIGTERM, previous)
+    written, missing = results.merge_journal(benchmarks, book, output)
+    book.remove()
     code = _summarise(written, missing, len(benchmarks), output)
     if written:
         print(timing.summary(output, time.time() - started))
+    return code
+
+
+def _run_all(benchmarks, args, pyperf_options, book, done):
+    skipped = availability(benchmarks)
+    for index, bench in enumerate(benchmarks):
+        if index in done:
+            continue
+        book.forget_unfinished(index)
+        reason = skipped.get(bench.name) or child.run_one(
+            bench, args, pyperf_options, book, index)
+        try:
+            done[index] = book.commit(index, bench.name, reason)
+        except (IOError, OSError) as exc:  # e.g. the disk is full
+            raise UsageError("cannot write the run journal %r: %s; what "
+                             "finished before is kept (--resume)"
+                             % (book.path, exc.strerror or exc))
+        if reason:
+            print("%s: %s" % (bench.name, reason))
+
+
+def _interrupted(benchmarks, book, output, code):
+    """Keep the journal, write what finished, say how to go on."""
+    written, _ = results.merge_journal(benchmarks, book, output)
+    finished = len(book.entries())
+    print("gilbench: interrupted after %d of %d benchmarks%s; the same "
+          "command with --resume runs the rest" % (
+              finished, len(benchmarks),
+              " (%d with values written to %s)" % (written, output)
+              if written else ""), file=sys.stderr)
     return code
 
 

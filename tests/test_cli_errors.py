@@ -244,3 +244,15 @@ def test_help_exits_zero(harness):
     result = harness("--help")
     assert result.code == 0
     assert "run" in result.stdout and "report" in result.stdout
+
+
+@pytest.mark.parametrize("body", ["raise RuntimeError('broken at import')\n",
+                                  "CASES = 'not a list'\n",
+                                  "CASES = [object()]\n"])
+def test_bad_case_module_is_one_line(harness, existing, tmp_path, body):
+    module = tmp_path / "bad_case_module_for_cli.py"
+    module.write_text(body)
+    result = harness("run", "--module", module, "-o", existing,
+                     *MINIMAL_PYPERF)
+    assert_one_line_usage_error(result)
+    assert_untouched(existing)

@@ -1,0 +1,146 @@
+"""Fault campaign: kill ``run`` with SIGKILL at random moments, resume each
+time, and count finished benchmarks lost (the target is 0).
+
+Usage: python bench/fault_campaign.py [--kills 20] [--seed N]
+
+A small suite (tests/fault_cases.py, the eight ``fault.q*`` benchmarks at
+threads 1 and 2, tiny pyperf settings) is run once uninterrupted for
+reference.  Then, until ``--kills`` kills have landed: start ``run``
+(with ``--resume`` when a journal exists), SIGKILL it after a random
+delay within the reference run's duration, and note which benchmarks the
+journal had committed at that moment.  A run that completes before its
+kill ends a chain; its file must hold every benchmark the chain had
+committed, and the same benchmark set as the reference.  Also measures
+what a journal commit costs next to a benchmark's run time.
+"""
+from __future__ import print_function
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from harness import journal as journal_module  # noqa: E402
+
+SUITE = ["--module", os.path.join("tests", "fault_cases.py"),
+         "--case", "fault.q*", "--param", "threads=1,2",
+         "-p", "1", "-n", "1", "-w", "0", "-l", "1"]
+
+
+def runner(output, resume):
+    cmd = [sys.executable, "-m", "harness", "run", "-o", output] + SUITE
+    return subprocess.Popen(cmd + (["--resume"] if resume else []),
+                            cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def committed(output):
+    path = journal_module.journal_dir(output)
+    names = set()
+    if not os.path.isdir(path):
+        return names
+    for name in os.listdir(path):
+        if name.endswith(".entry.json"):
+            with open(os.path.join(path, name)) as stream:
+                names.add(json.load(stream)["name"])
+    return names
+
+
+def benchmark_names(output):
+    with open(output) as stream:
+        suite = json.load(stream)
+    return {b["metadata"].get("name") or b["runs"][0]["metadata"]["name"]
+            for b in suite["benchmarks"]}
+
+
+def commit_cost(samples=50):
+    """Mean seconds of one journal commit (pyperf file fsync, entry write,
+    fsync, rename, directory fsync) on this disk."""
+    directory = tempfile.mkdtemp(prefix="gilbench-commit-")
+    try:
+        book = journal_module.Journal(os.path.join(directory, "x.json"), {})
+        book.start(resume=False)
+        for index in range(samples):
+            with open(book.work_file(index, "pyperf.json"), "w") as stream:
+                stream.write("{}" * 2000)
+        start = time.time()
+        for index in range(samples):
+            book.commit(index, "b%d" % index, None)
+        return (time.time() - start) / samples
+    finally:
+        shutil.rmtree(directory)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    work = tempfile.mkdtemp(prefix="gilbench-campaign-")
+    try:
+        reference_out = os.path.join(work, "reference.json")
+        started = time.time()
+        if runner(reference_out, False).wait() != 0:
+            sys.exit("reference run failed")
+        reference_wall = time.time() - started
+        reference = benchmark_names(reference_out)
+
+        kills = lost = chains = 0
+        output = os.path.join(work, "chain%d.json" % chains)
+        chain_committed = set()
+        while kills < args.kills:
+            resume = os.path.isdir(journal_module.journal_dir(output))
+            process = runner(output, resume)
+            delay = rng.uniform(0.05, reference_wall)
+            try:
+                code = process.wait(timeout=delay)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                kills += 1
+                chain_committed |= committed(output)
+                continue
+            if code != 0:
+                sys.exit("a resumed run failed with exit code %d" % code)
+            final = benchmark_names(output)
+            lost += len(chain_committed - final)
+            if final != reference:
+                sys.exit("chain %d: benchmark set differs from the "
+                         "reference" % chains)
+            chains += 1
+            output = os.path.join(work, "chain%d.json" % chains)
+            chain_committed = set()
+        if os.path.isdir(journal_module.journal_dir(output)):  # finish it
+            if runner(output, True).wait() != 0:
+                sys.exit("the last resumed run failed")
+            final = benchmark_names(output)
+            lost += len(chain_committed - final)
+            if final != reference:
+                sys.exit("last chain: benchmark set differs")
+            chains += 1
+
+        cost = commit_cost()
+        per_benchmark = reference_wall / len(reference)
+        print("fault campaign: %d SIGKILLs over %d resumed runs, %d finished "
+              "benchmarks lost; every final file has the reference's %d "
+              "benchmarks" % (kills, chains, lost, len(reference)))
+        print("journal: %.2f ms per commit, %.2f%% of a benchmark's %.2f s "
+              "(this suite's tiny settings; default settings take ~2 s a "
+              "benchmark)" % (cost * 1e3, 100 * cost / per_benchmark,
+                              per_benchmark))
+        return 1 if lost else 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""One benchmark's pyperf program (``python -m harness bench``), run as a
+child of ``run``: its command line, its limits, waiting for it, and why it
+produced no value.
+
+The child leads its own session (Ctrl-C at the terminal reaches only the
+runner, which then stops it), dies with the runner (PR_SET_PDEATHSIG), and
+runs under an address-space limit (RLIMIT_AS), so a case that exhausts
+memory fails alone with MemoryError instead of taking the machine down.
+"""
+from __future__ import print_function
+
+import json
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import time
+
+from harness import lifelines, registry
+from harness.signals import signal_name
+
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# ``--quick`` sizing, unless pyperf sizing options are given: one process
+# fewer, two values of >= 20 ms.  The quick profile is for a first look and
+# CI, not for publishing.
+QUICK_PYPERF = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.02"]
+_SIZING = ("-p", "--processes", "-n", "--values", "-w", "--warmups",
+           "--min-time", "-l", "--loops", "--fast", "--rigorous")
+
+
+def sizing_options(args, pyperf_options):
+    """The quick profile's pyperf sizing, unless the user sized the run."""
+    sized = any(option.split("=")[0] in _SIZING for option in pyperf_options)
+    return [] if sized or not args.quick else list(QUICK_PYPERF)
+
+
+def command(bench, args, pyperf_options, output, status):
+    cmd = [sys.executable, "-m", "harness", "bench",
+           "--bench-case", bench.spec.base_name,
+           "--bench-params", registry.encode_params(bench.params),
+           "--status", status, "--output", output]
+    for module in args.module or ():
+        cmd.extend(["--module", module])
+    if args.pin_threads:
+        cmd.append("--pin-threads")
+    # pyperf gives its workers a filtered environment; GILBENCH_* settings
+    # (e.g. GILBENCH_START_METHOD) must reach them.
+    ours = sorted(name for name in os.environ if name.startswith("GILBENCH_"))
+    if ours and not any(o.startswith("--inherit-environ")
+                        for o in pyperf_options):
+        cmd.append("--inherit-environ=" + ",".join(ours))
+    # pyperf's stability warnings repeat for every short benchmark; the
+    # report flags noisy cells instead.  -v/--verbose brings them back.
+    if not any(o in ("-v", "--verbose") for o in pyperf_options):
+        cmd.append("--quiet")
+    return cmd + sizing_options(args, pyperf_options) + list(pyperf_options)
+
+
+def _env():
+    env = dict(os.environ)
+    path = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = PROJECT_ROOT + (os.pathsep + path if path else "")
+    return env
+
+
+def _preexec(memory_limit_mb):
+    def preexec():
+        os.setsid()
+        lifelines.die_with_parent()
+        if memory_limit_mb:
+            limit = memory_limit_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return preexec
+
+
+def kill_group(process):
+    """Kill the child and its pyperf workers (its process group)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:  # already gone
+        pass
+    process.wait()
+
+
+def _wait(process, timeout):
+    """Exit code, or None when the child outlived ``timeout`` seconds."""
+    deadline = time.time() + timeout
+    try:
+        while process.poll() is None:
+            if time.time() > deadline:
+                kill_group(process)
+                return None
+            time.sleep(0.05)
+    except BaseException:  # Ctrl-C, SIGTERM: leave no benchmark behind
+        kill_group(process)
+        raise
+    kill_group(process)  # what the case left in the group dies with it
+    return process.returncode
+
+
+_WORKER_KILLED = re.compile(r"failed with exit code -(\d+)")
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b")
+
+
+def failure_reason(code, stderr_path):
+    """"failed: ..." naming the signal that killed the child or its worker,
+    else the exit code and the worker's exception."""
+    last = _telling_line(stderr_path)
+    worker_killed = _WORKER_KILLED.search(last)
+    if code < 0:
+        return "failed: killed by %s" % signal_name(-code)
+    if worker_killed:
+        return "failed: worker killed by %s" % signal_name(
+            int(worker_killed.group(1)))
+    return "failed: exit code %d%s" % (code, " (%s)" % last if last else "")
+
+
+def _telling_line(path):
+    """The first exception line (the worker's), else the last line."""
+    with open(path) as stream:
+        lines = [line.strip() for line in stream if line.strip()]
+    exceptions = [line for line in lines if _EXCEPTION_LINE.match(line)]
+    # The worker's traceback comes before the pyperf master's own.
+    return (exceptions[:1] or lines[-1:] or [""])[0][:200]
+
+
+def _status_reason(path):
+    """The reason a benchmark program refused to measure, if it did."""
+    try:
+        with open(path) as stream:
+            return json.load(stream)["reason"]
+    except (IOError, OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def run_one(bench, args, pyperf_options, journal, index):
+    """Run benchmark ``index``'s pyperf program into the journal's work
+    files; return its failure reason, or None when it has values."""
+    output = journal.work_file(index, "pyperf.json")
+    stderr_path = journal.work_file(index, "stderr")
+    status = journal.work_file(index, "status")
+    with open(stderr_path, "w") as stderr:
+        process = subprocess.Popen(
+            command(bench, args, pyperf_options, output, status),
+            stderr=stderr, env=_env(),
+            preexec_fn=_preexec(args.memory_limit))
+        code = _wait(process, args.timeout)
+    lifelines.reap_orphans()  # e.g. a process the case forked and left
+    refused = _status_reason(status)
+    if refused:
+        return refused
+    with open(stderr_path) as stream:
+        sys.stderr.write(stream.read())
+    if code is None:
+        return "hung: killed after %g s" % args.timeout
+    if code != 0 or not os.path.exists(output):
+        return failure_reason(code, stderr_path)
+    return None

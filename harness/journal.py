@@ -1,0 +1,156 @@
+"""The run journal: every finished benchmark is kept the moment it ends.
+
+``run -o results/x.json`` works in the directory ``results/x.json.journal``:
+
+``header.json``
+    what the run is: interpreter, selection, settings and the ordered
+    benchmark names; ``--resume`` refuses a journal whose header differs;
+``NNNN.pyperf.json``, ``NNNN.stderr``, ``NNNN.status``
+    benchmark NNNN's work files (its pyperf program writes them);
+``NNNN.entry.json``
+    the commit of benchmark NNNN: its name and either its failure reason or
+    its pyperf file.  It is written to a temporary name, fsync'd and
+    renamed (then the directory fsync'd), after the pyperf file was
+    fsync'd: a crash leaves the whole entry or none.
+
+Work files without an entry belong to a benchmark that did not finish;
+resume deletes them and runs it again.  When the run completes, the output
+file is written (atomically) from the entries and the journal removed.
+"""
+import json
+import os
+import re
+import shutil
+
+from harness.errors import UsageError
+
+JOURNAL_FORMAT = 1
+_ENTRY = re.compile(r"^(\d{4,})\.entry\.json$")
+
+
+def journal_dir(output):
+    return output + ".journal"
+
+
+def _fsync_dir(path):
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # some platforms cannot open a directory
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_durably(path, data):
+    """Write ``data`` (str) to ``path`` atomically and durably."""
+    partial = path + ".tmp"
+    with open(partial, "w") as stream:
+        stream.write(data)
+        stream.flush()
+        os.fsync(stream.fileno())
+    os.rename(partial, path)
+    _fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+
+def _fsync_file(path):
+    with open(path, "rb") as stream:
+        os.fsync(stream.fileno())
+
+
+class Journal(object):
+    """The journal directory of one output file."""
+
+    def __init__(self, output, header):
+        self.output = output
+        self.path = journal_dir(output)
+        self.header = dict(header, journal_format=JOURNAL_FORMAT)
+
+    def work_file(self, index, suffix):
+        return os.path.join(self.path, "%04d.%s" % (index, suffix))
+
+    def start(self, resume):
+        """Create (or, resuming, check) the journal; return the committed
+        entries as {index: entry}."""
+        exists = os.path.isdir(self.path)
+        if resume and not exists:
+            raise UsageError("--resume: no journal of an interrupted run at "
+                             "%r" % self.path)
+        if not resume and exists:
+            raise UsageError(
+                "an interrupted run's journal is at %r: add --resume to "
+                "finish that run, or --restart to discard it" % self.path)
+        if not resume:
+            try:
+                os.mkdir(self.path)
+                write_durably(os.path.join(self.path, "header.json"),
+                              json.dumps(self.header, sort_keys=True))
+            except (IOError, OSError) as exc:  # full or read-only disk
+                self.remove()
+                raise UsageError("cannot start the run journal %r: %s"
+                                 % (self.path, exc.strerror or exc))
+            return {}
+        self._check_header()
+        return self.entries()
+
+    def _check_header(self):
+        try:
+            with open(os.path.join(self.path, "header.json")) as stream:
+                found = json.load(stream)
+        except (IOError, OSError, ValueError):
+            raise UsageError("--resume: %r is not a gilbench run journal "
+                             "(no readable header.json)" % self.path)
+        if not isinstance(found, dict) or "journal_format" not in found:
+            raise UsageError("--resume: %r is not a gilbench run journal"
+                             % self.path)
+        for key in sorted(set(found) | set(self.header)):
+            if found.get(key) != self.header.get(key):
+                raise UsageError(
+                    "--resume: the interrupted run had another %s (%s, now "
+                    "%s); resume with the same interpreter, selection and "
+                    "settings, or --restart" % (
+                        key.replace("_", " "), _short(found.get(key)),
+                        _short(self.header.get(key))))
+
+    def entries(self):
+        """The committed entries, {index: entry}."""
+        found = {}
+        for name in sorted(os.listdir(self.path)):
+            match = _ENTRY.match(name)
+            if not match:
+                continue
+            with open(os.path.join(self.path, name)) as stream:
+                entry = json.load(stream)  # written atomically: whole
+            found[int(match.group(1))] = entry
+        return found
+
+    def forget_unfinished(self, index):
+        """Remove what an unfinished attempt at ``index`` left."""
+        for suffix in ("pyperf.json", "stderr", "status", "entry.json.tmp"):
+            path = self.work_file(index, suffix)
+            if os.path.exists(path):
+                os.remove(path)
+
+    def commit(self, index, name, reason):
+        """Record benchmark ``index`` as done: measured (its pyperf file is
+        in place) when ``reason`` is None, else missing for ``reason``."""
+        entry = {"name": name, "reason": reason, "pyperf": None}
+        if reason is None:
+            pyperf_file = self.work_file(index, "pyperf.json")
+            _fsync_file(pyperf_file)
+            entry["pyperf"] = os.path.basename(pyperf_file)
+        write_durably(self.work_file(index, "entry.json"),
+                      json.dumps(entry, sort_keys=True))
+        return entry
+
+    def pyperf_path(self, entry):
+        return os.path.join(self.path, entry["pyperf"])
+
+    def remove(self):
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _short(value):
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."

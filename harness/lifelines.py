@@ -1,0 +1,60 @@
+"""Keeping every process of a benchmark tied to the runner (Linux).
+
+* A benchmark's process dies with its parent (``PR_SET_PDEATHSIG``): when
+  the runner is killed -- even with SIGKILL -- its benchmark program dies,
+  then that program's pyperf workers, then their worker processes.
+* The runner is a child subreaper (``PR_SET_CHILD_SUBREAPER``): a process
+  a case forks and leaves behind (even one that calls setsid) is
+  re-parented to the runner instead of init, so :func:`reap_orphans` can
+  end it once its benchmark is over.
+
+Elsewhere these are no-ops; the process-group kill after a timeout still
+applies.
+"""
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option, value):
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        return libc.prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def die_with_parent():
+    """SIGKILL this process when the thread that forked it ends."""
+    return _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def become_subreaper():
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def reap_orphans():
+    """Kill and reap every descendant of this process; return how many.
+
+    Called between benchmarks, when the runner has no child of its own
+    running: anything left is a process a case left behind.
+    """
+    import psutil
+    try:
+        left = psutil.Process().children(recursive=True)
+    except psutil.Error:
+        return 0
+    for process in left:
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(left, timeout=5)
+    return len(left)

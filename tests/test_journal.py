@@ -1,0 +1,206 @@
+"""The run journal (kill -9, --resume, SIGINT/SIGTERM) and fault
+containment (orphans, leaked threads, a C deadlock holding the GIL,
+memory exhaustion), through the real CLI on tests/fault_cases.py."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pyperf
+import pytest
+
+import fault_cases
+from helpers import (MINIMAL_PYPERF, ROOT, assert_one_line_usage_error,
+                     run_harness)
+
+FAULTS = os.path.join("tests", "fault_cases.py")
+QUICK = ["--case", "fault.q*", "--param", "threads=1,2"]
+
+
+def harness_args(output, *extra):
+    return ["run", "--module", FAULTS, "-o", output] + list(extra)
+
+
+def start_runner(output, *extra):
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness"] + [str(a) for a in harness_args(
+            output, *extra)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        universal_newlines=True)
+
+
+def entries(output):
+    journal = str(output) + ".journal"
+    return sorted(n for n in os.listdir(journal) if n.endswith(".entry.json"))
+
+
+def wait_for_entries(output, count, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if len(entries(output)) >= count:
+                return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError("journal never reached %d entries" % count)
+
+
+def names(output):
+    return [b.get_name() for b in
+            pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()]
+
+
+def our_processes():
+    """Processes (other than this test) running harness or the orphan."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "pid"]):
+        cmdline = " ".join(process.info["cmdline"] or ())
+        if process.info["pid"] != os.getpid() and (
+                FAULTS in cmdline or fault_cases.MARKER in cmdline):
+            found.append(cmdline)
+    return found
+
+
+def test_kill_9_then_resume_loses_nothing_finished(tmp_path):
+    output = tmp_path / "out.json"
+    runner = start_runner(output, *(QUICK + MINIMAL_PYPERF))
+    wait_for_entries(output, 3)
+    runner.kill()
+    runner.wait()
+    survived = entries(output)
+    assert len(survived) >= 3 and not output.exists()
+    time.sleep(0.5)  # PR_SET_PDEATHSIG is asynchronous
+    assert our_processes() == []
+    result = run_harness(*harness_args(output, "--resume",
+                                       *(QUICK + MINIMAL_PYPERF)))
+    assert result.code == 0, result
+    assert names(output) == ["fault.%s.v.python/t%d" % (q, t)
+                             for q in fault_cases.QUICK for t in (1, 2)]
+    assert not os.path.exists(str(output) + ".journal")
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130),
+                                       (signal.SIGTERM, 143)])
+def test_interrupt_writes_what_finished_and_says_how_to_resume(
+        tmp_path, sig, code):
+    output = tmp_path / "out.json"
+    runner = start_runner(output, *(QUICK + MINIMAL_PYPERF))
+    wait_for_entries(output, 2)
+    runner.send_signal(sig)
+    stdout, stderr = runner.communicate(timeout=60)
+    assert runner.returncode == code, stderr
+    assert "--resume" in stderr and "Traceback" not in stderr, stderr
+    done = len(names(output))
+    assert 2 <= done < 8
+    assert len(entries(output)) >= done
+    assert our_processes() == []
+    result = run_harness(*harness_args(output, "--resume",
+                                       *(QUICK + MINIMAL_PYPERF)))
+    assert result.code == 0, result
+    assert len(names(output)) == 8
+
+
+def test_resume_refuses_other_settings_and_missing_or_foreign_journals(
+        tmp_path):
+    output = tmp_path / "out.json"
+    runner = start_runner(output, *(QUICK + MINIMAL_PYPERF))
+    wait_for_entries(output, 1)
+    runner.kill()
+    runner.wait()
+    other = harness_args(output, "--resume", "--case", "fault.q0.*",
+                         *MINIMAL_PYPERF)
+    result = run_harness(*other)
+    assert_one_line_usage_error(result)
+    assert "another" in result.stderr
+    again = run_harness(*harness_args(output, *(QUICK + MINIMAL_PYPERF)))
+    assert_one_line_usage_error(again)
+    assert "--resume" in again.stderr and "--restart" in again.stderr
+    fresh = run_harness(*harness_args(output, "--restart",
+                                      *(QUICK + MINIMAL_PYPERF)))
+    assert fresh.code == 0, fresh
+    none = run_harness(*harness_args(tmp_path / "other.json", "--resume",
+                                     *(QUICK + MINIMAL_PYPERF)))
+    assert_one_line_usage_error(none)
+    assert "no journal" in none.stderr
+    foreign = tmp_path / "foreign.json"
+    os.mkdir(str(foreign) + ".journal")
+    with open(os.path.join(str(foreign) + ".journal", "header.json"),
+              "w") as stream:
+        stream.write('{"not": "ours"}')
+    result = run_harness(*harness_args(foreign, "--resume",
+                                       *(QUICK + MINIMAL_PYPERF)))
+    assert_one_line_usage_error(result)
+    assert "not a gilbench run journal" in result.stderr
+
+
+def test_faults_cost_only_their_own_result(tmp_path):
+    output = tmp_path / "out.json"
+    started = time.time()
+    result = run_harness(*harness_args(
+        output, "--case", "fault.q0.*", "--case", "fault.orphan.*", "--case",
+        "fault.leak.*", "--case", "fault.gil_deadlock.*", "--case", "fault.hog.*",
+        "--threads", "1", "--timeout", "10", "--memory-limit", "1024",
+        *MINIMAL_PYPERF), timeout=120)
+    assert result.code == 1, result
+    suite = pyperf.BenchmarkSuite.load(str(output))
+    assert sorted(names(output)) == sorted([
+        "fault.q0.v.python/t1", "fault.orphan.v.python/t1",
+        "fault.leak.v.python/t1"])
+    missing = {e["name"]: e["reason"] for e in json.loads(
+        suite.get_benchmarks()[0].get_metadata()["gilbench_missing"])}
+    assert missing["fault.gil_deadlock.v.python/t1"] == (
+        "hung: killed after 10 s")
+    assert "MemoryError" in missing["fault.hog.v.python/t1"], missing
+    # The leaked thread did not hold its benchmark until the timeout.
+    assert time.time() - started < 60
+    assert our_processes() == []
+
+
+def test_unwritable_output_directory(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    existing = locked / "out.json"
+    existing.write_text("precious")
+    os.chmod(str(locked), 0o500)
+    try:
+        result = run_harness(*harness_args(existing, *(QUICK +
+                                                       MINIMAL_PYPERF)))
+    finally:
+        os.chmod(str(locked), 0o700)
+    if os.geteuid() == 0:  # root writes anyway: the run must succeed
+        assert result.code == 0, result
+        return
+    assert_one_line_usage_error(result)
+    assert existing.read_text() == "precious"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not sys.platform.startswith(
+    "linux"), reason="mounting a tiny tmpfs needs root on Linux")
+def test_full_output_directory(tmp_path):
+    full = tmp_path / "full"
+    full.mkdir()
+    mounted = subprocess.call(["mount", "-t", "tmpfs", "-o", "size=64k",
+                               "tmpfs", str(full)]) == 0
+    if not mounted:
+        pytest.skip("mount refused in this sandbox")
+    try:
+        existing = full / "out.json"
+        existing.write_text("precious")
+        fd = os.open(str(full / "filler"), os.O_WRONLY | os.O_CREAT)
+        try:
+            while True:
+                os.write(fd, b"x" * 4096)
+        except OSError:  # full: no room for a journal or a result
+            pass
+        finally:
+            os.close(fd)
+        result = run_harness(*harness_args(existing, *(QUICK +
+                                                       MINIMAL_PYPERF)))
+        assert_one_line_usage_error(result)
+        assert existing.read_text() == "precious"
+    finally:
+        subprocess.call(["umount", str(full)])
