@@ -101,29 +101,42 @@ def _wait(process, timeout):
 
 
 _WORKER_KILLED = re.compile(r"failed with exit code -(\d+)")
+_WRAPPER = re.compile(r"failed with exit code -?\d+$")
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b")
 
 
 def failure_reason(code, stderr_path):
     """"failed: ..." naming the signal that killed the child or its worker,
-    else the exit code and the worker's exception."""
-    last = _telling_line(stderr_path)
-    worker_killed = _WORKER_KILLED.search(last)
+    else the exit code and what the worker itself said."""
+    with open(stderr_path) as stream:
+        lines = [line.strip() for line in stream if line.strip()]
     if code < 0:
         return "failed: killed by %s" % signal_name(-code)
-    if worker_killed:
-        return "failed: worker killed by %s" % signal_name(
-            int(worker_killed.group(1)))
-    return "failed: exit code %d%s" % (code, " (%s)" % last if last else "")
+    for line in lines:
+        worker_killed = _WORKER_KILLED.search(line)
+        if worker_killed:
+            return "failed: worker killed by %s" % signal_name(
+                int(worker_killed.group(1)))
+    said = worker_error(lines)
+    return "failed: exit code %d%s" % (code, " (%s)" % said if said else "")
 
 
-def _telling_line(path):
-    """The first exception line (the worker's), else the last line."""
-    with open(path) as stream:
-        lines = [line.strip() for line in stream if line.strip()]
+def worker_error(lines):
+    """The worker's own words: pyperf's "ERROR: ..." line with its detail,
+    else the first exception line that is not pyperf's "... failed with
+    exit code N" wrapper, else the last line."""
+    for index, line in enumerate(lines):
+        if line.startswith("ERROR: "):
+            detail = lines[index + 1] if index + 1 < len(lines) else ""
+            if detail.startswith("Traceback") or _EXCEPTION_LINE.match(
+                    detail):
+                detail = ""
+            return (line[len("ERROR: "):] + (": " + detail if detail
+                                             else ""))[:200]
     exceptions = [line for line in lines if _EXCEPTION_LINE.match(line)]
+    own = [line for line in exceptions if not _WRAPPER.search(line)]
     # The worker's traceback comes before the pyperf master's own.
-    return (exceptions[:1] or lines[-1:] or [""])[0][:200]
+    return (own[:1] or exceptions[:1] or lines[-1:] or [""])[0][:200]
 
 
 def _status_reason(path):
@@ -141,10 +154,11 @@ def run_one(bench, args, pyperf_options, journal, index):
     output = journal.work_file(index, "pyperf.json")
     stderr_path = journal.work_file(index, "stderr")
     status = journal.work_file(index, "status")
+    # stdout too: pyperf's workers say what went wrong ("ERROR: ...") there.
     with open(stderr_path, "w") as stderr:
         process = subprocess.Popen(
             command(bench, args, pyperf_options, output, status),
-            stderr=stderr, env=_env(),
+            stdout=stderr, stderr=subprocess.STDOUT, env=_env(),
             preexec_fn=_preexec(args.memory_limit))
         code = _wait(process, args.timeout)
     lifelines.reap_orphans()  # e.g. a process the case forked and left
@@ -152,7 +166,11 @@ def run_one(bench, args, pyperf_options, journal, index):
     if refused:
         return refused
     with open(stderr_path) as stream:
-        sys.stderr.write(stream.read())
+        said = stream.read()
+    if code == 0:
+        sys.stdout.write(said)  # the benchmark's "Mean +- std dev" line
+    else:
+        sys.stderr.write(said)
     if code is None:
         return "hung: killed after %g s" % args.timeout
     if code != 0 or not os.path.exists(output):

@@ -146,3 +146,23 @@ def test_raising_prepare_costs_only_its_own_result(tmp_path):
     assert entry["name"] == broken.BROKEN + "/t1"
     assert entry["reason"].startswith("failed: "), entry
     assert "RuntimeError: " + broken.PREPARE_ERROR in entry["reason"], entry
+
+
+def test_failure_reason_is_the_workers_own_words(tmp_path):
+    """Not pyperf's "... failed with exit code 1" wrapper: a time function
+    that ignores ``loops`` cannot be calibrated, and the reason says so."""
+    module = tmp_path / "ignores_loops_cases.py"
+    module.write_text(
+        "from harness.api import CUSTOM, CaseSpec\n"
+        "def prepare(params):\n"
+        "    return lambda loops: 1e-9\n"
+        "CASES = [CaseSpec('ig', 'const', 'v', 'python', prepare, 'd',\n"
+        "                  driver=CUSTOM, value_means='nothing')]\n")
+    output = tmp_path / "out.json"
+    result = run_harness("run", "--module", module, "-o", output,
+                         "--timeout", HANG_TIMEOUT)
+    assert result.code == 1, result
+    (line,) = [l for l in result.stdout.splitlines()
+               if l.startswith("ig.const")]
+    assert "failed to calibrate the number of loops" in line, line
+    assert "failed with exit code" not in line, line
