@@ -148,7 +148,7 @@ def _status_reason(path):
         return None
 
 
-def run_one(bench, args, pyperf_options, journal, index):
+def run_one(bench, args, pyperf_options, journal, index, echo=True):
     """Run benchmark ``index``'s pyperf program into the journal's work
     files; return its failure reason, or None when it has values."""
     output = journal.work_file(index, "pyperf.json")
@@ -167,9 +167,9 @@ def run_one(bench, args, pyperf_options, journal, index):
         return refused
     with open(stderr_path) as stream:
         said = stream.read()
-    if code == 0:
+    if code == 0 and echo:
         sys.stdout.write(said)  # the benchmark's "Mean +- std dev" line
-    else:
+    elif code != 0:
         sys.stderr.write(said)
     if code is None:
         return "hung: killed after %g s" % args.timeout

@@ -79,6 +79,9 @@ def run_parser():
     parser.add_argument("--pin-threads", action="store_true",
                         help="pin thread (or process) i to usable CPU "
                         "i mod ncpus")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress on stderr and no per-benchmark "
+                        "lines; the summary only")
     parser.add_argument("--resume", action="store_true",
                         help="finish an interrupted run (same output, "
                         "selection and settings) from its journal")

@@ -15,8 +15,8 @@ import sys
 import time
 
 from harness import bench as bench_program
-from harness import (child, gilguard, journal, lifelines, registry, results,
-                     timing)
+from harness import (child, gilguard, journal, lifelines, progress, registry,
+                     results, timing)
 from harness.errors import UsageError
 from harness.registry import Unavailable
 
@@ -100,19 +100,26 @@ def run(args, pyperf_options):
 
 def _run_all(benchmarks, args, pyperf_options, book, done):
     skipped = availability(benchmarks)
+    to_run = [i for i, b in enumerate(benchmarks)
+              if i not in done and b.name not in skipped]
+    shown = progress.Progress(len(benchmarks), quiet=args.quiet)
     for index, bench in enumerate(benchmarks):
         if index in done:
             continue
         book.forget_unfinished(index)
-        reason = skipped.get(bench.name) or child.run_one(
-            bench, args, pyperf_options, book, index)
+        shown.start(index, bench.name, len([i for i in to_run if i >= index]))
+        reason = skipped.get(bench.name)
+        if not reason:
+            reason = child.run_one(bench, args, pyperf_options, book, index,
+                                   echo=not args.quiet)
+        shown.finish(ran=bench.name not in skipped)
         try:
             done[index] = book.commit(index, bench.name, reason)
         except (IOError, OSError) as exc:  # e.g. the disk is full
             raise UsageError("cannot write the run journal %r: %s; what "
                              "finished before is kept (--resume)"
                              % (book.path, exc.strerror or exc))
-        if reason:
+        if reason and not args.quiet:
             print("%s: %s" % (bench.name, reason))
 
 
