@@ -1,0 +1,237 @@
+"""The executor family (cases/executor.py): every method x workload runs a
+batch whose results are checked, wrong results fail, n/a carries a reason,
+memory is recorded, and no worker process outlives a run or a killed run."""
+import os
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+
+import psutil
+import pytest
+
+from harness import record as record_module
+from harness.registry import Unavailable
+from helpers import MINIMAL_PYPERF, ROOT
+
+executor = pytest.importorskip("cases.executor")
+tasks = pytest.importorskip("extensions.executor")
+
+
+def params(method, workload="trivial", phase="warm", workers=None,
+           payload="none", count=2, task_ms=1):
+    if workers is None:
+        workers = 1 if method == "pickle" else 2
+    return {"workload": workload, "payload": payload, "method": method,
+            "workers": workers, "phase": phase, "tasks": count,
+            "task_ms": task_ms}
+
+
+def runnable(given):
+    """The prepared time function, or pytest.skip with the n/a reason."""
+    reason = executor.exclude(given)
+    assert reason is None, reason
+    try:
+        executor.check(given)
+        return executor.prepare(given)
+    except Unavailable as exc:
+        assert str(exc).strip(), "an n/a needs a reason"
+        pytest.skip("n/a: %s" % exc)
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    sink = {}
+    monkeypatch.setattr(record_module, "_sink", [sink])
+    return sink
+
+
+@pytest.mark.parametrize("workload", executor.WORKLOADS)
+@pytest.mark.parametrize("method", executor.METHODS)
+def test_every_method_and_workload_returns_checked_results(
+        method, workload, recorded):
+    timer = runnable(params(method, workload))
+    try:
+        assert timer(1) > 0
+        assert timer(2) > 0
+    finally:
+        timer.close()
+    assert recorded["tasks_checked"] == 2 * (1 + 1 + 2)  # warm-up batch too
+    assert recorded["peak_uss_bytes"] > 0
+    assert recorded["cpu_percent"] > 0
+
+
+@pytest.mark.parametrize("phase", ["cold", "teardown"])
+@pytest.mark.parametrize("method", ["thread", "process-fork",
+                                    "process-spawn", "interp"])
+def test_cold_and_teardown(method, phase, recorded):
+    timer = runnable(params(method, "trivial", phase))
+    try:
+        assert timer(2) > 0
+    finally:
+        timer.close()
+    assert recorded["tasks_checked"] == 4
+    assert timer.pool is None  # every executor it made was shut down
+
+
+@pytest.mark.parametrize("method", ["serial", "pickle", "thread",
+                                    "process-fork", "interp"])
+def test_large_payload_round_trips(method, recorded):
+    timer = runnable(params(method, "trivial", payload="large"))
+    try:
+        timer(1)
+    finally:
+        timer.close()
+    assert recorded["tasks_checked"] == 4
+
+
+@pytest.mark.parametrize("method", ["serial", "thread", "process-fork",
+                                    "interp"])
+def test_a_wrong_result_fails_loudly(method):
+    timer = runnable(params(method, "nbody"))
+    try:
+        timer.batch.expected += 1e-9
+        with pytest.raises(RuntimeError, match="wrong task result"):
+            timer(1)
+    finally:
+        timer.close()
+
+
+def test_nbody_energy_is_the_known_one():
+    # pyperformance's bm_nbody: the offset system's energy before any step.
+    assert abs(tasks.nbody(0) - (-0.16907516382852447)) < 1e-15
+    assert tasks.nbody(1) != tasks.nbody(0)
+
+
+def test_process_pool_memory_exceeds_serial(recorded):
+    serial = runnable(params("serial", workers=2))
+    serial(1)
+    serial_pss = recorded["peak_pss_bytes"]
+    pool = runnable(params("process-fork", workers=2))
+    try:
+        pool(1)
+    finally:
+        pool.close()
+    # PSS: USS misses what the forked workers share with the parent.
+    assert recorded["peak_pss_bytes"] > serial_pss > 0
+
+
+def test_na_combinations_carry_reasons():
+    for method in executor.IN_CALLER:
+        assert executor.exclude(params(method, phase="cold"))
+    assert executor.exclude(params("pickle", workers=4))
+    assert executor.exclude(params("thread", phase="cold",
+                                   payload="large"))
+    if sys.version_info < (3, 12) or executor._low_level() is None:
+        with pytest.raises(Unavailable, match=r"\S"):
+            executor.check(params("interp"))
+
+
+def test_interpreter_pool_refuses_main_functions():
+    if executor.interpreters_unavailable():
+        pytest.skip(executor.interpreters_unavailable())
+    pool = executor.make_interpreter_pool(1)
+    try:
+        namespace = {"__name__": "__main__"}
+        exec("def f():\n    return 1\n", namespace)
+        if isinstance(pool, executor.InterpreterPool):
+            with pytest.raises(ValueError, match="__main__"):
+                pool.submit(namespace["f"])
+        assert pool.submit(tasks.task, "trivial", 0, None).result(
+            timeout=60) == (1, None)
+    finally:
+        pool.shutdown(wait=True)
+
+
+def test_interpreter_pool_reports_task_errors():
+    if executor.interpreters_unavailable():
+        pytest.skip(executor.interpreters_unavailable())
+    pool = executor.make_interpreter_pool(1)
+    try:
+        with pytest.raises(Exception, match="KeyError"):
+            pool.submit(tasks.task, "nope", 0, None).result(timeout=60)
+    finally:
+        pool.shutdown(wait=True)
+
+
+# --- nothing outlives a run ------------------------------------------------
+
+def _marked(marker):
+    found = []
+    for proc in psutil.process_iter(["pid"]):
+        try:
+            if proc.environ().get("GILBENCH_EXECUTOR_TEST") == marker:
+                found.append(proc)
+        except (psutil.Error, OSError):
+            pass
+    return found
+
+
+def _harness(marker, *args, **kwargs):
+    env = dict(os.environ, GILBENCH_EXECUTOR_TEST=marker)
+    return subprocess.run([sys.executable, "-m", "harness"] + list(args),
+                          cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True,
+                          timeout=kwargs.get("timeout", 300))
+
+
+def _assert_none_survive(marker):
+    deadline = time.time() + 5
+    while _marked(marker) and time.time() < deadline:
+        time.sleep(0.1)
+    survivors = _marked(marker)
+    assert not survivors, [p.cmdline() for p in survivors]
+
+
+def test_no_worker_outlives_a_run(tmp_path):
+    marker = uuid.uuid4().hex
+    result = _harness(
+        marker, "run", "--case", "executor.*", "-o", tmp_path / "r.json",
+        "--param", "method=thread,process-forkserver,process-spawn,interp",
+        "--param", "workload=sleep", "--param", "payload=none",
+        "--param", "workers=2", "--param", "phase=warm,cold",
+        "--param", "tasks=2", "--param", "task_ms=1", *MINIMAL_PYPERF)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert " 0 failed" in result.stdout, result.stdout
+    _assert_none_survive(marker)
+
+
+HANGING = textwrap.dedent('''
+    """A case that starts pools, then hangs inside its timed function."""
+    import time
+    from cases import executor
+    from harness.api import CUSTOM, Axis, CaseSpec
+
+    def prepare(params):
+        pools = [executor.make_executor(m, 2) for m in METHODS]
+        for pool in pools:
+            executor.Batch(dict(BATCH, method="x")).on(pool)
+        def time_it(loops):
+            time.sleep(3600)
+        return time_it
+
+    METHODS = %r
+    BATCH = {"workload": "trivial", "payload": "none", "tasks": 2,
+             "task_ms": 0, "workers": 2, "phase": "warm"}
+    CASES = [CaseSpec("hang", "pools", "v", "python", prepare,
+                      "pools, then a hang", driver=CUSTOM,
+                      axes=[Axis("n", [1])], value_means="none")]
+''')
+
+
+def test_no_worker_outlives_a_killed_run(tmp_path):
+    methods = ["thread", "process-fork"]
+    if sys.version_info >= (3, 4):
+        methods += ["process-forkserver", "process-spawn"]
+    if not executor.interpreters_unavailable():
+        methods.append("interp")
+    module = tmp_path / "hanging_cases.py"
+    module.write_text(HANGING % (methods,))
+    marker = uuid.uuid4().hex
+    result = _harness(marker, "run", "--module", module, "-o",
+                      tmp_path / "r.json", "--timeout", "15",
+                      *MINIMAL_PYPERF)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "hung" in result.stdout, result.stdout
+    _assert_none_survive(marker)
