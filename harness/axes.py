@@ -36,12 +36,18 @@ def _type_of(value):
 
 class Axis(object):
     """One named axis: ``Axis("cs_ns", [0, 100, 1000], quick=[0, 100],
-    unit="ns", log=True)``."""
+    extra=[10000], unit="ns", log=True)``.
+
+    ``values`` run by default, ``quick`` with ``--quick``; ``extra`` values
+    run only when ``--param`` names them (a sweep too long for the default
+    run, a rarely wanted variant).
+    """
 
     def __init__(self, name, values, quick=None, unit="", log=False,
-                 open=False, minimum=None, maximum=None):
+                 open=False, minimum=None, maximum=None, extra=()):
         self.name = name
         self.values = list(values)
+        self.extra = list(extra)
         self.quick = list(self.values if quick is None else quick)
         self.unit = unit
         self.log = bool(log)
@@ -56,17 +62,19 @@ class Axis(object):
                              "and '_', starting with a letter" % (self.name,))
         if not self.values or not self.quick:
             raise UsageError("axis %r declares no values" % self.name)
-        kinds = set(_type_of(v) for v in self.values + self.quick)
+        every = self.values + self.extra + self.quick
+        kinds = set(_type_of(v) for v in every)
         if len(kinds) != 1 or None in kinds:
             raise UsageError("axis %r: values must all be int, all float or "
                              "all str" % self.name)
         kind = kinds.pop()
-        for value in self.values + self.quick:
+        for value in every:
             self._check_value(value, kind)
-        if not self.open and not set(self.quick) <= set(self.values):
+        if not self.open and not set(self.quick) <= set(
+                self.values + self.extra):
             raise UsageError("axis %r: quick values must be among its "
                              "values" % self.name)
-        for values in (self.values, self.quick):
+        for values in (self.values + self.extra, self.quick):
             if len(set(values)) != len(values):
                 raise UsageError("axis %r repeats a value" % self.name)
         return kind
@@ -99,7 +107,7 @@ class Axis(object):
                 raise UsageError("--param %s=%s: empty value" % (self.name,
                                                                  text))
             values.update(self._parse_item(item, text))
-        declared = [v for v in self.values if v in values]
+        declared = [v for v in self.values + self.extra if v in values]
         return declared + sorted(values - set(declared))
 
     def _parse_item(self, item, text):
@@ -126,12 +134,13 @@ class Axis(object):
         return value
 
     def declares(self, value):
-        return self.open or value in self.values
+        return self.open or value in self.values or value in self.extra
 
     def describe(self):
         """JSON-able facts for ``list --json`` and the result metadata."""
         return {"name": self.name, "type": self.type.__name__,
                 "values": self.values, "quick": self.quick,
+                "extra": self.extra,
                 "unit": self.unit, "log": self.log, "open": self.open}
 
 

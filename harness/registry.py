@@ -60,7 +60,11 @@ class CaseSpec(object):
     * ``processes``: ``work(loops)``, called once per value by each of the
       ``processes`` worker processes (forked after prepare(), so they
       inherit what it built), all released together;
-    * ``custom``: ``time_it(loops) -> seconds``, the case's own clock.
+    * ``custom``: ``time_it(loops) -> seconds``, the case's own clock; CPU
+      utilisation is then the process tree's CPU over the whole call
+      divided by those seconds, so a case that does untimed work inside
+      the call returns ``(seconds, cpu_seconds)`` with the CPU of its
+      timed windows instead (``harness.api.TreeCpuClock`` measures it).
 
     What prepare() returns may have a ``close()``, called when the worker
     is done.  ``check(params)`` (optional, cheap: imports, platform tests)
@@ -296,8 +300,8 @@ def _check_params(found, selection):
                 raise UsageError(
                     "--param %s=%s: no case declares %r (declared: %s)"
                     % (name, text, value, ", ".join(sorted(set(
-                        axes_module.format_value(v)
-                        for axis in having for v in axis.values)))))
+                        axes_module.format_value(v) for axis in having
+                        for v in axis.values + axis.extra)))))
         for axis in having[1:]:
             axis.parse(text)
 

@@ -11,7 +11,8 @@ Every table pivots benchmarks by their *dimensions*: the name parts
 (``threads``, ``kind``, ...), and ``interpreter`` (one result file).
 ``rows`` and ``columns`` name one dimension each; ``per`` names dimensions
 that split the table into one table per combination of their values;
-``where`` keeps only benchmarks whose dimensions have the given values.  A
+``where`` keeps only benchmarks whose dimensions have the given values (a
+list: any of them).  A
 dimension that a table does not mention (and its cell does not consume) is
 added to ``per``, so two benchmarks never compete for one cell.
 """

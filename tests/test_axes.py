@@ -31,7 +31,15 @@ def test_closed_axis_keeps_declaration_order_and_knows_what_it_declares():
     assert axis.profile(quick=False) == [0, 100, 1000]
     assert axis.describe() == {
         "name": "cs_ns", "type": "int", "values": [0, 100, 1000],
-        "quick": [0, 100], "unit": "ns", "log": True, "open": False}
+        "quick": [0, 100], "extra": [], "unit": "ns", "log": True,
+        "open": False}
+
+
+def test_extra_values_run_only_when_named():
+    axis = axes.Axis("workers", [1, 4], quick=[1], extra=[8, 16])
+    assert axis.profile(quick=False) == [1, 4]
+    assert axis.declares(16) and not axis.declares(2)
+    assert axis.parse("16,1") == [1, 16]
 
 
 def test_float_and_str_axes():

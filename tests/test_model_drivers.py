@@ -144,3 +144,24 @@ def test_run_prints_where_the_time_went(tmp_path):
     (line,) = [l for l in result.stdout.splitlines()
                if l.startswith("run took")]
     assert "in measured values" in line and "outside them" in line
+
+
+def test_custom_case_may_report_its_own_cpu(tmp_path):
+    module = tmp_path / "own_cpu_cases.py"
+    module.write_text(
+        "import time\n"
+        "from harness.api import CUSTOM, CaseSpec\n"
+        "def prepare(params):\n"
+        "    def time_it(loops):\n"
+        "        time.sleep(0.05)  # untimed set-up, no CPU\n"
+        "        return 0.01 * loops, 0.015 * loops\n"
+        "    return time_it\n"
+        "CASES = [CaseSpec('own', 'cpu', 'v', 'python', prepare, 'd',\n"
+        "                  driver=CUSTOM, value_means='made up')]\n")
+    output = tmp_path / "out.json"
+    result = run_harness("run", "--module", module, "-o", output,
+                         *MINIMAL_PYPERF)
+    assert result.code == 0, result
+    (bench,) = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
+    (run,) = [r for r in bench.get_runs() if r.values]
+    assert run.get_metadata()["cpu_utilisation"] == pytest.approx(1.5)

@@ -225,3 +225,13 @@ def test_a_typo_in_a_declared_table_is_refused(tmp_path, declaration,
     with pytest.raises(UsageError) as error:
         registry.load([str(module)])
     assert "no name part or axis" in str(error.value)
+
+
+def test_where_takes_a_list_of_values(tmp_path):
+    both = tables(tmp_path, table("t", rows="threads", per=["kind"],
+                                  where={"kind": ["mutex", "spin"]},
+                                  cell=value()), LOCKS)
+    one = tables(tmp_path / "one", table("t", rows="threads", per=["kind"],
+                                         where={"kind": ["spin"]},
+                                         cell=value()), LOCKS)
+    assert len(both) == 2 * len(one) and len(one) >= 1

@@ -47,7 +47,10 @@ def split_dimensions(declaration, kind, records):
 
 
 def _matches(record, where):
-    return all(record.dims.get(k) == v for k, v in where.items())
+    """``where`` maps a dimension to a value, or to a list of values any
+    of which will do."""
+    return all(record.dims.get(k) in v if isinstance(v, list)
+               else record.dims.get(k) == v for k, v in where.items())
 
 
 def _groups(per, anchors):
