@@ -51,6 +51,11 @@ except ImportError:  # Python 2.7
     import Queue as queue
 
 FAMILY = "executor"
+# The default run measures these; the others run when --param names them
+# (e.g. --param method=pickle,process-spawn), to keep the default run of
+# the family near two minutes per interpreter.
+DEFAULT_METHODS = ["serial", "thread", "process-fork", "interp"]
+EXTRA_METHODS = ["pickle", "process-forkserver", "process-spawn"]
 METHODS = ["serial", "pickle", "thread", "process-fork",
            "process-forkserver", "process-spawn", "interp"]
 IN_CALLER = ("serial", "pickle")
@@ -520,7 +525,7 @@ CASES = [
         "results checked", driver=CUSTOM,
         axes=[Axis("workload", WORKLOADS, quick=["sleep", "nbody"]),
               Axis("payload", ["none", "large"], quick=["none"]),
-              Axis("method", METHODS,
+              Axis("method", DEFAULT_METHODS, extra=EXTRA_METHODS,
                    quick=["serial", "thread", "process-fork", "interp"]),
               counts("workers", (1, 4), (1, 2), "workers"),
               Axis("phase", PHASES, quick=["warm"]),
@@ -531,7 +536,10 @@ CASES = [
         "executor creation and first batch (cold); per shutdown(wait=True) "
         "after a batch (teardown)",
         exclude=exclude, check=check, ops_per_loop="tasks",
-        concurrency=concurrency),
+        concurrency=concurrency,
+        # Values are tens of ms and every process starts pools: two
+        # processes keep the family's default run near two minutes.
+        sizing=["-p", "2"]),
 ]
 
 _RESULTS = ("Every result the executor returned was checked; `tasks` tasks "

@@ -30,10 +30,15 @@ _SIZING = ("-p", "--processes", "-n", "--values", "-w", "--warmups",
            "--min-time", "-l", "--loops", "--fast", "--rigorous")
 
 
-def sizing_options(args, pyperf_options):
-    """The quick profile's pyperf sizing, unless the user sized the run."""
+def sizing_options(args, pyperf_options, spec=None):
+    """pyperf sizing: the user's, else the quick profile's, else what the
+    case asks for (``CaseSpec(sizing=...)``), else the harness defaults."""
     sized = any(option.split("=")[0] in _SIZING for option in pyperf_options)
-    return [] if sized or not args.quick else list(QUICK_PYPERF)
+    if sized:
+        return []
+    if args.quick:
+        return list(QUICK_PYPERF)
+    return list(spec.sizing) if spec is not None else []
 
 
 def command(bench, args, pyperf_options, output, status):
@@ -55,7 +60,8 @@ def command(bench, args, pyperf_options, output, status):
     # report flags noisy cells instead.  -v/--verbose brings them back.
     if not any(o in ("-v", "--verbose") for o in pyperf_options):
         cmd.append("--quiet")
-    return cmd + sizing_options(args, pyperf_options) + list(pyperf_options)
+    return (cmd + sizing_options(args, pyperf_options, bench.spec)
+            + list(pyperf_options))
 
 
 def _env():

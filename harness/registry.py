@@ -73,13 +73,16 @@ class CaseSpec(object):
     combination that makes no sense, recorded as "n/a: <reason>".
     ``ops_per_loop`` and ``concurrency`` are an int, an axis name or a
     function of params; by default the driver's count (threads or
-    processes), else 1.
+    processes), else 1.  ``sizing``: pyperf options for the default run
+    of a case whose values are long or whose set-up is costly (e.g.
+    ``["-p", "2"]``); the quick profile and the user's own sizing options
+    take precedence.
     """
 
     def __init__(self, family, case, variant, backend, prepare, description,
                  axes=(), driver=drivers.THREADS, value_means=None,
                  exclude=None, check=None, ops_per_loop=None,
-                 concurrency=None):
+                 concurrency=None, sizing=None):
         self.family = family
         self.case = case
         self.variant = variant
@@ -94,6 +97,7 @@ class CaseSpec(object):
         self.ops_per_loop = _resolver(
             ops_per_loop, drivers.count_axis(driver))
         self.concurrency = _resolver(concurrency, drivers.count_axis(driver))
+        self.sizing = list(sizing or ())
         self._validate()
 
     @property

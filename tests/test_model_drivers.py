@@ -165,3 +165,25 @@ def test_custom_case_may_report_its_own_cpu(tmp_path):
     (bench,) = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
     (run,) = [r for r in bench.get_runs() if r.values]
     assert run.get_metadata()["cpu_utilisation"] == pytest.approx(1.5)
+
+
+def test_case_sizing_applies_unless_the_user_sizes_the_run(tmp_path):
+    module = tmp_path / "sized_cases.py"
+    module.write_text(
+        "from harness.api import CUSTOM, CaseSpec\n"
+        "def prepare(params):\n"
+        "    return lambda loops: 0.001 * loops\n"
+        "CASES = [CaseSpec('sized', 'c', 'v', 'python', prepare, 'd',\n"
+        "                  driver=CUSTOM, value_means='made up',\n"
+        "                  sizing=['-p', '1', '-n', '2', '-w', '0',\n"
+        "                          '-l', '1'])]\n")
+    output = tmp_path / "out.json"
+    result = run_harness("run", "--module", module, "-o", output)
+    assert result.code == 0, result
+    (bench,) = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
+    assert [len(r.values) for r in bench.get_runs() if r.values] == [2]
+    result = run_harness("run", "--module", module, "-o", output,
+                         *MINIMAL_PYPERF)
+    assert result.code == 0, result
+    (bench,) = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
+    assert [len(r.values) for r in bench.get_runs() if r.values] == [1]
