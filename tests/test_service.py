@@ -1,0 +1,302 @@
+"""The service family: its id generators (extensions/service.c and the
+Python twin in cases/service.py) and its UDP service on loopback.
+
+The generators hand out unique, increasing ids from many threads, lay them
+out as the header says, and cap (or borrow the next tick) when a tick's
+sequence is used up.  The service answers every request with no duplicate,
+records what it promises, and leaves no process behind: after a run, a
+client that crashes, a server that dies, a benchmark killed at its
+timeout, and a benchmark process killed outright.
+"""
+import os
+import signal
+import textwrap
+import threading
+import time
+
+import psutil
+import pyperf
+import pytest
+
+from harness import record as record_module
+from harness.registry import Unavailable
+from helpers import MINIMAL_PYPERF, run_harness
+
+service = pytest.importorskip("cases.service")
+
+
+def backends():
+    found = ["python"]
+    for backend, module in sorted(service.MODULES.items()):
+        try:
+            __import__(module)
+            found.append(backend)
+        except ImportError:
+            pass
+    return found
+
+
+@pytest.fixture
+def sink():
+    metadata = {}
+    record_module.set_sink(metadata)
+    yield metadata
+    record_module.set_sink(None)
+
+
+def survivors(pids):
+    alive = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+def wait_gone(pids, seconds=5.0):
+    deadline = time.time() + seconds
+    while survivors(pids) and time.time() < deadline:
+        time.sleep(0.05)
+    return survivors(pids)
+
+
+# --- generators --------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", backends())
+def test_ids_unique_and_increasing_across_threads(backend):
+    gen = service.GENERATORS[backend](7)
+    lists = [None] * 4
+    gate = threading.Event()
+
+    def body(index):
+        gate.wait()
+        lists[index] = [gen.next_id() for _ in range(20000)]
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    gate.set()
+    for thread in threads:
+        thread.join(60)
+    assert service.duplicates(lists) == 0
+    assert service.nonmonotonic(lists) == 0
+    assert {service.node_of(i) for ids in lists for i in ids} == {7}
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_layout_is_time_node_sequence(backend):
+    first = service.GENERATORS[backend](5).next_id()
+    now_tick = int(time.time() * 1000) - service.EPOCH_MS
+    shift = service.NODE_BITS + service.SEQ_BITS
+    assert first > 0
+    assert abs((first >> shift) - now_tick) < 1000
+    assert service.node_of(first) == 5
+    assert first & ((1 << service.SEQ_BITS) - 1) == 0  # a fresh tick
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_capped_generator_fails_when_a_tick_is_used_up(backend):
+    # 2 sequence bits and a tick of ~11 days: 4 ids, then OutOfIds.
+    gen = service.GENERATORS[backend](1, 2, 10 ** 9, True)
+    ids = [gen.next_id() for _ in range(7)]
+    assert ids[4:] == [-1, -1, -1]
+    assert ids[:4] == list(range(ids[0], ids[0] + 4))
+    assert gen.errors() == 3
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_uncapped_generator_borrows_the_next_tick(backend):
+    gen = service.GENERATORS[backend](3, 2, 10 ** 9, False)
+    ids = [gen.next_id() for _ in range(9)]
+    shift = service.NODE_BITS + 2
+    ticks = [i >> shift for i in ids]
+    assert ticks == [ticks[0]] * 4 + [ticks[0] + 1] * 4 + [ticks[0] + 2]
+    assert sorted(set(ids)) == ids
+    assert {service.node_of(i, 2) for i in ids} == {3}
+    assert gen.errors() == 0
+
+
+def test_c_constants_match_python():
+    cython = pytest.importorskip("extensions._service_cy")
+    assert (cython.NODE_BITS, cython.SEQ_BITS, cython.EPOCH_MS) == (
+        service.NODE_BITS, service.SEQ_BITS, service.EPOCH_MS)
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_bad_node_is_refused(backend):
+    with pytest.raises(ValueError):
+        service.GENERATORS[backend](1 << service.NODE_BITS)
+
+
+def test_checks_count_duplicates_disorder_and_shares():
+    node = lambda n, seq: (n << service.SEQ_BITS) | seq  # noqa: E731
+    lists = [[node(1, 1), node(2, 5), node(1, 3)],
+             [node(1, 2), node(2, 4), node(1, 3)]]
+    assert service.duplicates(lists) == 1
+    assert service.nonmonotonic(lists) == 0
+    assert service.nonmonotonic([[node(1, 3), node(1, 2)]]) == 1
+    assert service.served(lists, [1, 2, 3]) == [4, 2, 0]
+
+
+# --- the service, in this process --------------------------------------------
+
+def make_service(backend="python", threaded=False, servers=2, clients=2):
+    return service.Service({"servers": servers, "clients": clients},
+                           backend, threaded)
+
+
+@pytest.mark.parametrize("threaded", [False, True])
+def test_service_answers_every_request_once(sink, threaded):
+    svc = make_service(threaded=threaded)
+    pids = svc.pids()
+    try:
+        wall = svc(2)
+    finally:
+        svc.close()
+    assert wall > 0
+    assert sink["requests"] == 2 * service.REQUESTS_PER_LOOP
+    assert sink["errors"] == 0
+    assert sink["duplicates"] == 0
+    assert sink["nonmonotonic"] == 0
+    counts = [int(c) for c in sink["served"].split(",")]
+    assert len(counts) == 2 and sum(counts) == sink["requests"]
+    assert sink["ids_per_s"] == pytest.approx(sink["requests"] / wall)
+    assert wait_gone(pids) == []
+
+
+def test_c_backend_over_udp(sink):
+    backend = "cffi" if "cffi" in backends() else "cython"
+    if backend not in backends():
+        pytest.skip("no C backend built")
+    svc = make_service(backend, servers=1, clients=1)
+    try:
+        svc(1)
+    finally:
+        svc.close()
+    assert sink["duplicates"] == 0 and sink["errors"] == 0
+
+
+def test_client_crash_fails_the_value_and_leaves_no_process(monkeypatch):
+    def crash(*args):
+        os._exit(3)
+    monkeypatch.setattr(service, "client_rounds", crash)
+    svc = make_service()
+    pids = svc.pids()
+    try:
+        with pytest.raises(service.ChildError, match="client"):
+            svc(1)
+    finally:
+        svc.close()
+    assert wait_gone(pids) == []
+
+
+def test_dead_server_fails_the_value(sink):
+    svc = make_service(servers=1, clients=1)
+    pids = svc.pids()
+    try:
+        os.kill(svc.servers[0].pid, signal.SIGKILL)
+        svc.servers[0].join(5)
+        started = time.time()
+        with pytest.raises(service.ChildError, match="server"):
+            svc(1)
+        assert time.time() - started < 10
+    finally:
+        svc.close()
+    assert wait_gone(pids) == []
+
+
+def test_unbindable_address_is_unavailable(monkeypatch):
+    monkeypatch.setattr(service, "HOST", "192.0.2.1")  # TEST-NET-1
+    with pytest.raises(Unavailable, match="cannot bind UDP 192.0.2.1"):
+        make_service()
+
+
+def test_inprocess_records_its_checks(sink):
+    time_it = service.inprocess("python")({"threads": 2})
+    assert time_it(1) > 0
+    assert sink["requests"] == 2 * service.IDS_PER_LOOP
+    assert sink["duplicates"] == 0 and sink["nonmonotonic"] == 0
+
+
+# --- end to end, through the harness -----------------------------------------
+
+FAULT_CASES = '''
+import os, signal, time
+from cases import service
+from harness.api import CUSTOM, Axis, CaseSpec
+
+PIDS = %r
+
+def started(params):
+    svc = service.Service(params, "python", False)
+    with open(PIDS, "a") as stream:
+        stream.write("".join("%%d\\n" %% pid for pid in svc.pids()))
+    return svc
+
+def ok(params):
+    return started(params)
+
+def hang(params):
+    svc = started(params)
+    def time_it(loops):
+        time.sleep(600)
+    time_it.close = svc.close
+    return time_it
+
+def crash(params):
+    svc = started(params)
+    def time_it(loops):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return time_it
+
+AXES = [Axis("servers", [2]), Axis("clients", [2])]
+CASES = [CaseSpec("svcfault", name, "v", "python", prepare, name,
+                  driver=CUSTOM, axes=AXES, value_means="wall seconds")
+         for name, prepare in (("ok", ok), ("hang", hang), ("crash", crash))]
+'''
+
+
+@pytest.fixture
+def fault_module(tmp_path):
+    pids = tmp_path / "pids"
+    module = tmp_path / "svcfault.py"
+    module.write_text(textwrap.dedent(FAULT_CASES % str(pids)))
+    return module, pids
+
+
+def read_pids(path):
+    return [int(line) for line in path.read_text().split()]
+
+
+@pytest.mark.parametrize("case, outcome", [
+    ("ok", " 0 failed"), ("hang", "hung"), ("crash", "failed")])
+def test_no_server_survives_its_benchmark(fault_module, tmp_path, case,
+                                          outcome):
+    module, pids = fault_module
+    result = run_harness("run", "--module", module, "--case",
+                         "svcfault.%s.*" % case, "--timeout", "8",
+                         "-o", tmp_path / "out.json", *MINIMAL_PYPERF,
+                         timeout=120)
+    assert outcome in result.stdout + result.stderr, result
+    started = read_pids(pids)
+    assert len(started) == 4, result
+    assert wait_gone(started) == [], result
+
+
+def test_pinned_run_records_servers_cpus(tmp_path):
+    output = tmp_path / "pinned.json"
+    result = run_harness("run", "--case", "service.udp.processes.python",
+                         "--param", "servers=2", "--param", "clients=2",
+                         "--pin-threads", "-o", output, *MINIMAL_PYPERF,
+                         timeout=120)
+    assert result.code == 0, result
+    bench, = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
+    run = [r for r in bench.get_runs() if r.values][0]
+    metadata = run.get_metadata()
+    cpus = psutil.Process().cpu_affinity()
+    expected = [cpus[i % len(cpus)] for i in range(2)]
+    assert metadata["pinned_cpus"] == ",".join(str(c) for c in expected)
+    assert metadata["duplicates"] == 0
+    assert metadata["errors"] == 0
+    assert metadata["ids_per_s"] > 0
