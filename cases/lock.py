@@ -1,0 +1,333 @@
+"""Lock family: what taking a lock costs next to releasing the GIL.
+
+Every call goes into extensions/lock.c, which takes a lock of kind ``kind``
+around a critical section of ``cs_ns`` nanoseconds of work (lk_work,
+calibrated once per process so the axis is in real nanoseconds) and a
+plain, non-atomic counter increment:
+
+* ``kind``: ``none`` (the call alone, the seed's "trivial"), ``mutex``
+  (pthread mutex), ``recursive`` (recursive pthread mutex), ``spin``
+  (test-and-test-and-set spinlock with a pause instruction), ``pshared``
+  (process-shared, robust pthread mutex in shared memory); from Python,
+  ``pylock`` (threading.Lock) and ``pyrlock`` (threading.RLock);
+* variant ``gil``: the Cython wrapper holds the GIL through the call;
+  ``nogil``: it releases it (``with nogil:``; cffi always does).
+
+Cases (threads driver unless said):
+
+``contended``  every kind with an empty critical section, N threads;
+``cs``         none and mutex with 100 ns and 1 us critical sections;
+``shared``     pshared and spin in N *processes* (processes driver), GIL
+               held: each process has its own GIL, so only the lock is
+               shared;
+``breakeven``  ``work_ns`` of C work per call and no lock, GIL held vs
+               released: the work size from which releasing the GIL wins;
+``map``        a 1024-key hash map behind one mutex, 100% lookups
+               (``ops=read``) or 70/30 lookups/updates (``ops=mix``).
+
+A value is wall seconds per loop; in one loop each of the N threads (or
+processes) makes one call.  Every C case records the calibration
+(``ns_per_iter``, ``calibration_ms``) and its iteration count
+(``cs_iters``) in the run metadata.
+"""
+import importlib
+import threading
+from itertools import repeat
+
+from harness.api import (PROCESSES, Axis, CaseSpec, Unavailable, crossover,
+                         processes, ratio, record, recorded, table, threads,
+                         value, worker_index)
+
+try:
+    seq_range = xrange  # noqa: F821 -- Python 2.7: no list of `loops` ints
+except NameError:
+    seq_range = range
+
+FAMILY = "lock"
+CYTHON_MODULE = "extensions._lock_cy"
+CFFI_MODULE = "extensions._lock_cffi"
+C_KINDS = {"none": "LK_NONE", "mutex": "LK_MUTEX",
+           "recursive": "LK_RECURSIVE", "spin": "LK_SPIN",
+           "pshared": "LK_PSHARED", "broken": "LK_BROKEN"}
+PY_KINDS = {"none": None, "pylock": threading.Lock,
+            "pyrlock": threading.RLock}
+MAP_KEYS = 1024
+MAP_WRITE_PCT = {"read": 0, "mix": 30}
+THREAD_COUNTS = (1, 2, 4)
+
+
+class LostUpdates(AssertionError):
+    """A lock let two holders in: the counter missed updates."""
+
+
+def check_counter(counted, expected):
+    """Raise LostUpdates, with how many, unless counted == expected."""
+    if counted != expected:
+        raise LostUpdates("lost %d of %d updates (counted %d)"
+                          % (expected - counted, expected, counted))
+
+
+def _extension(name):
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise Unavailable("%s not built (%s)" % (name, exc))
+
+
+def _needs(module_name):
+    def check(params):
+        _extension(module_name)
+    return check
+
+
+def _calling(func):
+    """The per-thread work: ``loops`` calls of ``func`` from Python."""
+    def work(loops):
+        for _ in repeat(None, loops):
+            func()
+    return work
+
+
+def _cs_iters(params, key="cs_ns"):
+    """lk_work iterations for the params' nanoseconds, calibrating on first
+    use; the calibration goes into the run's metadata."""
+    module = _extension(CYTHON_MODULE)
+    iters = module.iters_for_ns(float(params.get(key, 0)))
+    record(ns_per_iter=module.ns_per_iter(),
+           calibration_ms=module.calibration_ms(), cs_iters=iters)
+    return iters
+
+
+class CythonLock(object):
+    """A lock.c lock through Cython: ``call_gil`` and ``call_nogil``."""
+
+    def __init__(self, kind, cs_iters=0):
+        module = _extension(CYTHON_MODULE)
+        self._lock = module.Lock(module.CONSTANTS[C_KINDS[kind]], cs_iters)
+        self.call_gil = self._lock.call_gil
+        self.call_nogil = self._lock.call_nogil
+        self.counter = self._lock.counter
+        self.reset = self._lock.reset
+
+
+class CffiLock(object):
+    """The same lock through cffi (API mode): the GIL is released."""
+
+    def __init__(self, kind, cs_iters=0):
+        module = _extension(CFFI_MODULE)
+        lib = self._lib = module.lib
+        self._lock = module.ffi.gc(
+            lib.lk_new(getattr(lib, C_KINDS[kind]), cs_iters), lib.lk_free)
+        if self._lock == module.ffi.NULL:
+            raise ValueError("lk_new(%s) failed" % kind)
+        lock, call = self._lock, lib.lk_call
+        self.call_nogil = lambda: call(lock)
+
+    def counter(self):
+        return self._lib.lk_counter(self._lock)
+
+    def reset(self):
+        self._lib.lk_counter_reset(self._lock)
+
+
+def c_call(backend, variant):
+    """prepare(params) calling lock.c's lk_call from N threads."""
+    def prepare(params):
+        iters = _cs_iters(params)
+        maker = CythonLock if backend == "cython" else CffiLock
+        lock = maker(params["kind"], iters)
+        return _calling(getattr(lock, "call_" + variant))
+    return prepare
+
+
+def _python_trivial():
+    return 1
+
+
+def python_call(params):
+    """The Python reference: a function call, alone or in a Python lock."""
+    factory = PY_KINDS[params["kind"]]
+    if factory is None:
+        return _calling(_python_trivial)
+    lock = factory()
+
+    def locked():
+        with lock:
+            _python_trivial()
+    return _calling(locked)
+
+
+class SharedWork(object):
+    """``work(loops)`` that owns its lock until ``close()``.
+
+    The processes driver keeps only ``close`` in the parent once the
+    workers are forked (multiprocessing drops a started Process's
+    arguments there); were the lock freed then, its mutex would be
+    destroyed under the workers.
+    """
+
+    def __init__(self, lock):
+        self.lock = lock
+
+    def __call__(self, loops):
+        call = self.lock.call_gil
+        for _ in repeat(None, loops):
+            call()
+
+    def close(self):
+        self.lock = None
+
+
+def shared_call(params):
+    """A lock in shared memory, made before the processes driver forks."""
+    if worker_index() is not None:
+        raise Unavailable("a lock shared between processes needs fork: "
+                          "spawned workers would each make their own")
+    return SharedWork(CythonLock(params["kind"], _cs_iters(params)))
+
+
+def map_call(variant):
+    def prepare(params):
+        module = _extension(CYTHON_MODULE)
+        guarded = module.Map(MAP_KEYS, MAP_WRITE_PCT[params["ops"]])
+        op = getattr(guarded, "op_" + variant)
+
+        def work(loops):
+            for seq in seq_range(loops):
+                op(seq)
+        return work
+    return prepare
+
+
+def breakeven_call(variant):
+    def prepare(params):
+        lock = CythonLock("none", _cs_iters(params, "work_ns"))
+        return _calling(getattr(lock, "call_" + variant))
+    return prepare
+
+
+def _thread_axis(values=THREAD_COUNTS, quick=(1, 2)):
+    return threads(values=values, quick=quick)
+
+
+def _held(variant):
+    return ("GIL held (Cython)" if variant == "gil"
+            else "GIL released (Cython with nogil)")
+
+
+def contended(variant, backend, kinds, quick, thread_values=THREAD_COUNTS,
+              thread_quick=(1, 2)):
+    how = {"cython": _held(variant),
+           "cffi": "GIL released (cffi API mode)"}[backend]
+    module = CYTHON_MODULE if backend == "cython" else CFFI_MODULE
+    return CaseSpec(
+        FAMILY, "contended", variant, backend, c_call(backend, variant),
+        "lk_call: lock of `kind`, empty critical section, %s" % how,
+        axes=[Axis("kind", kinds, quick=quick),
+              _thread_axis(thread_values, thread_quick)],
+        check=_needs(module))
+
+
+def critical(variant):
+    return CaseSpec(
+        FAMILY, "cs", variant, "cython", c_call("cython", variant),
+        "lk_call: lock of `kind` around `cs_ns` of work, %s"
+        % _held(variant),
+        axes=[Axis("kind", ["none", "mutex"], quick=["mutex"]),
+              Axis("cs_ns", [100, 1000], quick=[1000], unit="ns", log=True),
+              _thread_axis(values=(4,), quick=(2,))],
+        check=_needs(CYTHON_MODULE))
+
+
+def breakeven(variant):
+    return CaseSpec(
+        FAMILY, "breakeven", variant, "cython", breakeven_call(variant),
+        "`work_ns` of C work per call, no lock, %s" % _held(variant),
+        axes=[Axis("work_ns", [0, 100, 1000, 10000], quick=[100, 10000],
+                   unit="ns", log=True),
+              _thread_axis(values=(2, 4), quick=(2,))],
+        check=_needs(CYTHON_MODULE))
+
+
+def guarded_map(variant):
+    return CaseSpec(
+        FAMILY, "map", variant, "cython", map_call(variant),
+        "one op on a %d-key hash map behind one mutex, %s"
+        % (MAP_KEYS, _held(variant)),
+        axes=[Axis("ops", ["read", "mix"], quick=["mix"]),
+              _thread_axis(values=(1, 4), quick=(2,))],
+        check=_needs(CYTHON_MODULE))
+
+
+C_KIND_NAMES = ["none", "mutex", "recursive", "spin", "pshared"]
+CASES = [
+    contended("gil", "cython", C_KIND_NAMES, ["none", "mutex"]),
+    contended("nogil", "cython", C_KIND_NAMES, ["none", "mutex"]),
+    contended("nogil", "cffi", ["none", "mutex"], ["mutex"],
+              thread_values=(1, 4), thread_quick=(2,)),
+    CaseSpec(FAMILY, "contended", "gil", "python", python_call,
+             "pure-Python call, alone or inside threading.Lock/RLock",
+             axes=[Axis("kind", ["none", "pylock", "pyrlock"],
+                        quick=["pylock"]),
+                   _thread_axis(values=(1, 4), quick=(2,))]),
+    critical("gil"),
+    critical("nogil"),
+    CaseSpec(FAMILY, "shared", "gil", "cython", shared_call,
+             "lk_call on one lock in shared memory from N processes, "
+             "GIL held (each process has its own)",
+             driver=PROCESSES,
+             axes=[Axis("kind", ["pshared", "spin"], quick=["pshared"]),
+                   processes(values=(1, 2, 4), quick=(1, 2))],
+             check=_needs(CYTHON_MODULE)),
+    breakeven("gil"),
+    breakeven("nogil"),
+    guarded_map("gil"),
+    guarded_map("nogil"),
+]
+
+_CFFI_NOTE = ("cffi always releases the GIL, so its rows are divided by "
+              "the GIL-held Cython call")
+TABLES = [
+    table("lock/trivial factor", rows="threads", per=["variant", "backend"],
+          where={"case": "contended"},
+          cell=ratio(over="kind", numerator="mutex", denominator="none"),
+          note="The call inside a pthread mutex over the call alone (the "
+          "seed's second table)."),
+    table("lock/trivial factor, threading.Lock", rows="threads",
+          where={"case": "contended", "backend": "python"},
+          cell=ratio(over="kind", numerator="pylock", denominator="none")),
+    table("lock/trivial factor with work", rows="threads",
+          per=["variant", "cs_ns"], where={"case": "cs"},
+          cell=ratio(over="kind", numerator="mutex", denominator="none")),
+    table("nogil/gil slowdown", rows="threads", columns="kind",
+          per=["interpreter", "backend"], where={"case": "contended"},
+          cell=ratio(over="variant", numerator="nogil", denominator="gil",
+                     fallback={"backend": "cython"}),
+          note="Above 1, releasing the GIL costs more than it buys. "
+          + _CFFI_NOTE + "."),
+    table("nogil/gil slowdown with work", rows="threads", columns="kind",
+          per=["interpreter", "cs_ns"], where={"case": "cs"},
+          cell=ratio(over="variant", numerator="nogil", denominator="gil")),
+    table("Cross-process lock", rows="processes", per=["kind"],
+          where={"case": "shared"}, cell=value(),
+          note="One loop: every process takes the lock in shared memory "
+          "once."),
+    table("Break-even: release the GIL from", rows="threads",
+          where={"case": "breakeven"},
+          cell=crossover(along="work_ns", over="variant", numerator="nogil",
+                         denominator="gil", unit="ns"),
+          note="Release the GIL when a call does at least this much C work "
+          "at this many threads."),
+    table("Break-even sweep: nogil/gil", rows="work_ns", columns="threads",
+          per=["interpreter"], where={"case": "breakeven"},
+          cell=ratio(over="variant", numerator="nogil", denominator="gil")),
+    table("lk_work calibration", rows="threads",
+          where={"case": "breakeven", "variant": "gil", "work_ns": 10000},
+          cell=recorded("ns_per_iter", "ns/iteration")),
+    table("Guarded map", rows="ops", columns="variant",
+          per=["interpreter", "threads"], where={"case": "map"},
+          cell=value(),
+          note="The seed's read/mix (1 thread) and read_cont/mix_cont "
+          "(N threads): GIL held for the whole call vs released around "
+          "the mutex."),
+]

@@ -1,0 +1,152 @@
+# cython: language_level=3
+# cython: freethreading_compatible=True
+# Safe without a GIL: Lock and Map objects never change after __cinit__;
+# every shared C object (a lock's counter and recovery count, the map) is
+# touched only while holding that object's lock, and the calibration runs
+# under pthread_once.  Without this directive, importing the module on
+# 3.13t/3.14t enables the GIL for the whole process.  (Cython < 3.1, used
+# on 2.7, ignores it in this header.)
+"""Cython wrappers of lock.c: every call once with the GIL held for the
+whole call (``*_gil``) and once inside ``with nogil:`` (``*_nogil``).
+
+The two wrappers of a pair differ only in releasing and re-acquiring the
+GIL around the C call.
+"""
+
+cdef extern from "lock.h":
+    ctypedef struct lk_lock:
+        pass
+    ctypedef struct lk_map:
+        pass
+    enum:
+        LK_NONE
+        LK_MUTEX
+        LK_RECURSIVE
+        LK_SPIN
+        LK_PSHARED
+        LK_BROKEN
+    lk_lock *lk_new(int kind, long cs_iters) nogil
+    void lk_free(lk_lock *lock) nogil
+    int lk_call(lk_lock *lock) nogil
+    int lk_nested_call(lk_lock *lock, int depth) nogil
+    int lk_acquire(lk_lock *lock) nogil
+    int lk_release(lk_lock *lock) nogil
+    long lk_counter(lk_lock *lock) nogil
+    void lk_counter_reset(lk_lock *lock) nogil
+    long lk_recoveries(lk_lock *lock) nogil
+    int lk_robust_supported() nogil
+    unsigned long lk_work(long iters) nogil
+    double lk_ns_per_iter() nogil
+    double lk_calibration_ms() nogil
+    long lk_iters_for_ns(double ns) nogil
+    lk_map *lk_map_new(long nkeys, long write_pct) nogil
+    void lk_map_free(lk_map *map) nogil
+    long lk_map_op(lk_map *map, long seq) nogil
+    long lk_map_updates(lk_map *map) nogil
+    long lk_map_hits(lk_map *map) nogil
+
+import os
+
+# The enum values by their C names, as cffi's lib gives them.
+CONSTANTS = {"LK_NONE": LK_NONE, "LK_MUTEX": LK_MUTEX,
+             "LK_RECURSIVE": LK_RECURSIVE, "LK_SPIN": LK_SPIN,
+             "LK_PSHARED": LK_PSHARED, "LK_BROKEN": LK_BROKEN}
+
+
+def ns_per_iter():
+    """Calibrated nanoseconds per lk_work iteration (calibrates once)."""
+    return lk_ns_per_iter()
+
+
+def calibration_ms():
+    return lk_calibration_ms()
+
+
+def iters_for_ns(double ns):
+    return lk_iters_for_ns(ns)
+
+
+def robust_supported():
+    return bool(lk_robust_supported())
+
+
+def work(long iters):
+    """lk_work (GIL held): for tests."""
+    return lk_work(iters)
+
+
+cdef int _failed(int rc) except -1:
+    raise OSError(rc, "acquiring the lock failed: %s" % os.strerror(rc))
+
+
+cdef class Lock:
+    """One lk_lock; ``call_gil``/``call_nogil`` may run in many threads at
+    once (and, for LK_PSHARED and LK_SPIN, in forked processes)."""
+    cdef lk_lock *lock
+
+    def __cinit__(self, int kind, long cs_iters=0):
+        self.lock = lk_new(kind, cs_iters)
+        if self.lock is NULL:
+            raise ValueError("lk_new(%d, %d) failed" % (kind, cs_iters))
+
+    def __dealloc__(self):
+        lk_free(self.lock)
+
+    def call_gil(self):
+        cdef int rc = lk_call(self.lock)
+        if rc:
+            _failed(rc)
+
+    def call_nogil(self):
+        cdef int rc
+        with nogil:
+            rc = lk_call(self.lock)
+        if rc:
+            _failed(rc)
+
+    def nested_nogil(self, int depth):
+        cdef int held
+        with nogil:
+            held = lk_nested_call(self.lock, depth)
+        return held
+
+    def acquire(self):
+        return lk_acquire(self.lock)
+
+    def release(self):
+        return lk_release(self.lock)
+
+    def counter(self):
+        return lk_counter(self.lock)
+
+    def reset(self):
+        lk_counter_reset(self.lock)
+
+    def recoveries(self):
+        return lk_recoveries(self.lock)
+
+
+cdef class Map:
+    """One lk_map behind its mutex."""
+    cdef lk_map *map
+
+    def __cinit__(self, long nkeys, long write_pct):
+        self.map = lk_map_new(nkeys, write_pct)
+        if self.map is NULL:
+            raise ValueError("lk_map_new(%d, %d) failed" % (nkeys, write_pct))
+
+    def __dealloc__(self):
+        lk_map_free(self.map)
+
+    def op_gil(self, long seq):
+        lk_map_op(self.map, seq)
+
+    def op_nogil(self, long seq):
+        with nogil:
+            lk_map_op(self.map, seq)
+
+    def updates(self):
+        return lk_map_updates(self.map)
+
+    def hits(self):
+        return lk_map_hits(self.map)
