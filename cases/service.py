@@ -50,11 +50,9 @@ import time
 import traceback
 from itertools import repeat
 
-from harness.api import (CUSTOM, Axis, CaseSpec, Unavailable, pinning,
-                         record, recorded, table, throughput)
-# Not in harness.api: children a case forks must die with it even when it
-# is killed outright (PR_SET_PDEATHSIG).
-from harness.lifelines import die_with_parent
+from harness.api import (CUSTOM, Axis, CaseSpec, Unavailable,
+                         die_with_parent, pinning, record, recorded, table,
+                         throughput)
 
 try:
     from time import perf_counter

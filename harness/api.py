@@ -10,6 +10,7 @@ See README.rst, "Adding a case", for one example per driver.
 """
 from harness.axes import Axis, counts, processes, threads
 from harness.drivers import CUSTOM, PROCESSES, THREADS
+from harness.lifelines import die_with_parent
 from harness.metrics import TreeCpuClock
 from harness.pinning import current as pinning
 from harness.record import record
@@ -20,7 +21,7 @@ from harness.tables import (crossover, ratio, recorded, speedup, table,
 
 __all__ = [
     "Axis", "CaseSpec", "Unavailable", "record", "pinning", "TreeCpuClock",
-    "worker_index",
+    "worker_index", "die_with_parent",
     "THREADS", "PROCESSES", "CUSTOM", "counts", "threads", "processes",
     "table", "value", "ratio", "speedup", "throughput", "crossover",
     "recorded",
