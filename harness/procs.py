@@ -108,6 +108,10 @@ class ProcessTeam(object):
 
     def __init__(self, work, count, pin=None, spawn_source=None):
         context, self.start_method = _context()
+        # Keep what prepare() built alive in this process: multiprocessing
+        # drops a started Process's arguments, and a shared mutex freed
+        # here would be destroyed under the workers.
+        self.work = work
         self.count = count
         self.arrived = context.Semaphore(0)
         self.go = context.Event()
