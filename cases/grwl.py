@@ -187,7 +187,8 @@ def core(mode, backend, fractions, quick, what, thread_axis=None):
         FAMILY, "core", mode, backend, running(backend, mode),
         "%s; every thread runs the same mix of units (%s)" % (what, backend),
         axes=[write_frac(fractions, quick),
-              thread_axis or threads(values=(1, 2, 3, 4), quick=(1, 2))],
+              # 3 threads runs with --param threads=1-4.
+              thread_axis or threads(values=(1, 2, 4), quick=(1, 2))],
         check=_needs(backend), ops_per_loop=_units)
 
 

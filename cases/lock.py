@@ -216,14 +216,14 @@ def _held(variant):
 
 
 def contended(variant, backend, kinds, quick, thread_values=THREAD_COUNTS,
-              thread_quick=(1, 2)):
+              thread_quick=(1, 2), extra_kinds=()):
     how = {"cython": _held(variant),
            "cffi": "GIL released (cffi API mode)"}[backend]
     module = CYTHON_MODULE if backend == "cython" else CFFI_MODULE
     return CaseSpec(
         FAMILY, "contended", variant, backend, c_call(backend, variant),
         "lk_call: lock of `kind`, empty critical section, %s" % how,
-        axes=[Axis("kind", kinds, quick=quick),
+        axes=[Axis("kind", kinds, quick=quick, extra=extra_kinds),
               _thread_axis(thread_values, thread_quick)],
         check=_needs(module))
 
@@ -245,7 +245,8 @@ def breakeven(variant):
         "`work_ns` of C work per call, no lock, %s" % _held(variant),
         axes=[Axis("work_ns", [0, 100, 1000, 10000], quick=[100, 10000],
                    unit="ns", log=True),
-              _thread_axis(values=(2, 4), quick=(2,))],
+              # 2 threads: both cores busy; --param threads=2,4 adds more.
+              _thread_axis(values=(2,), quick=(2,))],
         check=_needs(CYTHON_MODULE))
 
 
@@ -259,10 +260,16 @@ def guarded_map(variant):
         check=_needs(CYTHON_MODULE))
 
 
-C_KIND_NAMES = ["none", "mutex", "recursive", "spin", "pshared"]
+# The recursive and process-shared mutexes behave like the default one in
+# one process (the shared case measures pshared across processes): they
+# run when --param kind=... names them, to keep the default run short.
+DEFAULT_KINDS = ["none", "mutex", "spin"]
+EXTRA_KINDS = ["recursive", "pshared"]
 CASES = [
-    contended("gil", "cython", C_KIND_NAMES, ["none", "mutex"]),
-    contended("nogil", "cython", C_KIND_NAMES, ["none", "mutex"]),
+    contended("gil", "cython", DEFAULT_KINDS, ["none", "mutex"],
+              extra_kinds=EXTRA_KINDS),
+    contended("nogil", "cython", DEFAULT_KINDS, ["none", "mutex"],
+              extra_kinds=EXTRA_KINDS),
     contended("nogil", "cffi", ["none", "mutex"], ["mutex"],
               thread_values=(1, 4), thread_quick=(2,)),
     CaseSpec(FAMILY, "contended", "gil", "python", python_call,
