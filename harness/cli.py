@@ -10,13 +10,16 @@ import sys
 
 from harness.errors import UsageError, exit_with_usage_error
 
-COMMANDS = ("run", "list", "report")
+COMMANDS = ("run", "list", "report", "compare")
 USAGE = """usage: python -m harness COMMAND [options]
 
 commands:
   run     run the selected cases under pyperf into one result JSON
   list    print the registered cases and whether they can run here
-  report  render tables (RST / Markdown) from result JSON (Python >= 3.9)
+  report  render tables (RST / Markdown / HTML) from result JSON
+          (Python >= 3.9)
+  compare changes between two sets of result JSON, and whether they are
+          significant (Python >= 3.9)
 
 python -m harness COMMAND --help shows a command's options."""
 
@@ -138,6 +141,14 @@ def cmd_report(argv):
     return report_cli.main(argv)
 
 
+def cmd_compare(argv):
+    if sys.version_info < (3, 9):
+        raise UsageError("compare needs Python >= 3.9 (this is %d.%d); use "
+                         "tox -e report" % sys.version_info[:2])
+    from harness.report import compare
+    return compare.main(argv)
+
+
 def cmd_bench(argv):
     from harness import bench
     return bench.main(argv)
@@ -149,7 +160,7 @@ def main(argv=None):
         print(USAGE)
         return 0 if argv else 2
     handlers = {"run": cmd_run, "list": cmd_list, "report": cmd_report,
-                "bench": cmd_bench}
+                "compare": cmd_compare, "bench": cmd_bench}
     handler = handlers.get(argv[0])
     try:
         if handler is None:

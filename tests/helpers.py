@@ -223,3 +223,116 @@ def write_result(directory, filename, python_version, benchmarks=None,
     path = directory / filename
     suite.dump(str(path), replace=True)
     return path
+
+
+# ---------------------------------------------------------------------------
+# A synthetic matrix: several interpreters (and hosts), lines, bars, a log
+# axis and a speedup, for the HTML page, the browser test and compare.
+
+# (file stem, python_version, implementation, per-run extra metadata)
+MATRIX_INTERPRETERS = [
+    ("py27", "2.7.18", "cpython", {}),
+    ("py39", "3.9.18", "cpython", {}),
+    ("py311", "3.11.7", "cpython", {}),
+    ("py312", "3.12.8", "cpython", {}),
+    ("py313", "3.13.1", "cpython", {}),
+    ("py313t", "3.13.1", "cpython",
+     {"py_gil_disabled_build": 1, "python_gil": "disabled"}),
+    ("py313t-gil", "3.13.1", "cpython",
+     {"py_gil_disabled_build": 1, "python_gil": "enabled"}),
+    ("pypy3", "3.9.16", "pypy", {}),
+]
+WORK_AXES = [{"name": "work_ns", "unit": "ns", "log": True}, THREADS_AXIS]
+POOL_AXES = [{"name": "method", "unit": "", "log": False}]
+
+
+def matrix_tables():
+    """Declarations beyond the GIL family's: a log axis (work_ns), a
+    speedup over threads (the ideal line), a throughput, and categorical
+    rows (grouped bars)."""
+    from harness.tables import ratio, speedup, table, throughput
+    return {
+        "work": [
+            table("nogil/gil vs work", rows="work_ns", per=["threads"],
+                  cell=ratio(over="variant", numerator="nogil",
+                             denominator="gil")),
+            table("Scaling", rows="threads", per=["work_ns", "variant"],
+                  cell=speedup(over="threads", baseline=1, scaled=True)),
+            table("Throughput", rows="threads", per=["work_ns", "variant"],
+                  cell=throughput(unit="calls")),
+        ],
+        "pool": [
+            table("Speedup over serial", rows="method",
+                  cell=speedup(over="method", baseline="serial")),
+        ],
+    }
+
+
+def _noisy(mean, rsd, count=4):
+    """``count`` values around ``mean`` with about ``rsd`` spread."""
+    steps = [(i - (count - 1) / 2.0) / ((count - 1) / 2.0)
+             for i in range(count)]
+    return [mean * (1 + rsd * s) for s in steps]
+
+
+def matrix_benchmarks(index, slower=1.0, missing_cffi=False):
+    """(benchmarks, missing) of interpreter ``index`` of the matrix;
+    ``slower`` multiplies every mean (compare's "changed" side)."""
+    tables = matrix_tables()
+    speed = 1.0 + 0.15 * index
+    benchmarks, missing = [], []
+    for case, case_cost in (("trivial", 20e-9), ("lock", 45e-9)):
+        for variant, backend in (("gil", "cython"), ("nogil", "cython"),
+                                 ("nogil", "cffi"), ("gil", "python")):
+            for threads in (1, 2, 3, 4):
+                d = gil(case, variant, backend, threads)
+                if missing_cffi and backend == "cffi":
+                    missing.append((d, "n/a: extensions._gil_cffi not "
+                                    "built (No module named cffi)"))
+                    continue
+                factor = (1.2 + 0.3 * index) ** (threads ** 0.5) \
+                    if variant == "nogil" else 1.0
+                factor *= 8 if backend == "python" else 1
+                mean = case_cost * speed * factor * threads ** 1.1 * slower
+                benchmarks.append((d, _noisy(mean, 0.02 + 0.01 * threads)))
+    for work_ns in (0, 100, 1000, 10000):
+        for variant in ("gil", "nogil"):
+            for threads in (1, 2, 4):
+                d = dims("work", "spin", variant, "cython", work_ns=work_ns,
+                         threads=threads)
+                cost = (work_ns + 30) * 1e-9 * speed
+                mean = (cost * threads if variant == "gil"
+                        else cost * (1 + 0.2 * threads)
+                        + 200e-9 * threads)
+                benchmarks.append((d, _noisy(mean * slower, 0.03), {
+                    "axes": WORK_AXES, "tables": tables["work"]}))
+    for method, gain in (("serial", 1.0), ("threads", 1.1),
+                         ("processes", 1.8), ("interpreters", 1.6)):
+        d = dims("pool", "map", "warm", "python", method=method)
+        benchmarks.append((d, _noisy(1e-3 * speed / gain * slower, 0.04), {
+            "axes": POOL_AXES, "tables": tables["pool"], "ops_per_loop": 1,
+            "concurrency": 2}))
+    return benchmarks, missing
+
+
+def write_matrix(directory, interpreters=None, host=None, slower=1.0,
+                 cpu_model="Synthetic CPU @ 3.0GHz", cpu_count=8):
+    """One result file per interpreter of MATRIX_INTERPRETERS (or the
+    given subset of stems), as ``python -m harness run`` would write
+    them; returns their paths."""
+    paths = []
+    for index, (stem, version, impl, extra) in enumerate(
+            MATRIX_INTERPRETERS):
+        if interpreters is not None and stem not in interpreters:
+            continue
+        per_run = dict(extra, cpu_model_name=cpu_model, cpu_count=cpu_count,
+                       load_avg_1min=0.5 + 0.1 * index)
+        if host is not None:
+            per_run["hostname"] = host
+        benchmarks, missing = matrix_benchmarks(
+            index, slower, missing_cffi=(impl == "pypy"))
+        paths.append(write_result(
+            directory, stem + ".json", version, benchmarks, missing=missing,
+            implementation=impl, cpus_usable=cpu_count,
+            cpu_utilisation=1.0, extra=per_run))
+    return paths

@@ -443,7 +443,7 @@ def test_markdown_escapes_pipes_and_emphasis_in_reasons(results):
 
 def test_render_unknown_format_fails(results):
     with pytest.raises(KeyError):
-        render.render(results, "html")
+        render.render(results, "pdf")
 
 
 # -- command line -------------------------------------------------------------

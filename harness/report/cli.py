@@ -1,4 +1,5 @@
-"""``python -m harness report FILE_OR_DIR ... [--format rst|md] [-o FILE]``."""
+"""``python -m harness report FILE_OR_DIR ... [--format rst|md|html]
+[-o FILE]``."""
 from __future__ import annotations
 
 import os
@@ -13,22 +14,26 @@ def _parser():
     parser = OneLineErrorParser(
         prog="python -m harness report",
         description="Render the declared tables of every family, then raw, "
-        "CPU and runs tables, from result JSON (format 2).")
+        "CPU and runs tables, from result JSON (format 2); HTML adds plots.")
     parser.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
                         help="result JSON files, or directories of them")
     parser.add_argument("--format", choices=sorted(render.FORMATS),
-                        help="default: from -o's suffix, else rst")
+                        help=FORMAT_HELP)
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write here (atomically) instead of stdout")
     return parser
 
 
-def _format(args):
+FORMAT_HELP = "default: from -o's suffix (.rst, .md, .html), else rst"
+SUFFIXES = {".md": "md", ".html": "html", ".htm": "html", ".rst": "rst"}
+
+
+def output_format(args):
+    """--format, else from -o's suffix, else rst."""
     if args.format:
         return args.format
-    if args.output and args.output.endswith(".md"):
-        return "md"
-    return "rst"
+    suffix = os.path.splitext(args.output or "")[1].lower()
+    return SUFFIXES.get(suffix, "rst")
 
 
 def write_atomically(path, text):
@@ -38,14 +43,20 @@ def write_atomically(path, text):
     if os.path.isdir(path):
         raise UsageError(f"output {path!r} is a directory")
     partial = path + ".partial"
-    with open(partial, "w", encoding="utf-8") as stream:
-        stream.write(text)
-    os.replace(partial, path)
+    try:
+        with open(partial, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(partial, path)
+    except OSError as exc:
+        if os.path.isfile(partial):
+            os.unlink(partial)
+        raise UsageError(f"cannot write {path!r}: "
+                         f"{exc.strerror or exc}") from None
 
 
 def main(argv):
     args = _parser().parse_args(argv)
-    fmt = _format(args)
+    fmt = output_format(args)
     text = render.render(loader.load_results(args.paths), fmt)
     if fmt == "rst":
         problems = render.rst_problems(text)

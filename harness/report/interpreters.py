@@ -34,6 +34,16 @@ def identify(meta, path):
     return label, (major_minor, impl != "cpython", free_build, gil_on)
 
 
+def name_hosts(results):
+    """Results from several machines merge into one report: when their
+    hosts differ, every label names its host ("CPython 3.12 on ci-arm";
+    a file without pyperf's hostname metadata keeps its plain label)."""
+    if len({r.host for r in results}) > 1:
+        for result in results:
+            if result.host:
+                result.interpreter += " on " + result.host
+
+
 def disambiguate(results):
     """Equal labels (two files of one interpreter) get the file's stem."""
     labels = [r.interpreter for r in results]

@@ -61,14 +61,15 @@ def cpu_table(results):
         "means threads or processes really ran in parallel.", cells.cpu)
 
 
-FACTS = ("python", "gil", "cpus", "pinned", "load", "pyperf")
+FACTS = ("python", "gil", "host", "cpu model", "cpus", "pinned", "load",
+         "pyperf")
 
 
 def environment_table(results):
     return Table(
         title="Runs", note="load is the 1-minute load average during the "
         "runs; pinned is pyperf's --affinity and gilbench's --pin-threads, "
-        "if given.",
+        "if given; cpu model is pyperf's cpu_model_name x cpu_count.",
         header=[label(h) for h in ("Interpreter", "file") + FACTS],
         rows=[[label(r.interpreter), label(os.path.basename(r.path))]
               + [label(r.facts.get(k, "?")) for k in FACTS]

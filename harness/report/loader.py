@@ -109,7 +109,7 @@ def _measured(path, bench):
         ops_per_loop=int(meta["ops_per_loop"]),
         concurrency=int(meta["concurrency"]), cpus_usable=int(cpus),
         cpu_utilisation=_mean_over_runs(runs, "cpu_utilisation"),
-        recorded=_recorded(runs))
+        recorded=_recorded(runs), values=tuple(bench.get_values()))
 
 
 def _missing(path, entries, cpus_usable):
@@ -169,7 +169,8 @@ def load_result(path):
     tables, axes = _declarations(path, metas)
     return ResultFile(path=path, interpreter=label, version_key=key,
                       records=records, tables=tables, axes=axes,
-                      facts=_facts(run_meta, benchmarks))
+                      facts=_facts(run_meta, benchmarks),
+                      host=str(run_meta.get("hostname", "")))
 
 
 def _first_run_metadata(benchmarks):
@@ -206,6 +207,9 @@ def _facts(run_meta, benchmarks):
         "pinned": _pinning(run_meta, benchmarks),
         "load": ("%.2f-%.2f" % (min(loads), max(loads))) if loads else "?",
         "pyperf": run_meta.get("perf_version", "?"),
+        "host": run_meta.get("hostname", "?"),
+        "cpu model": "%s x %s" % (run_meta.get("cpu_model_name", "?"),
+                                  run_meta.get("cpu_count", "?")),
     }
 
 
@@ -229,6 +233,7 @@ def load_results(paths):
     """ResultFiles in interpreter order (2.7, 3.8, 3.9, PyPy 3.9, 3.10...),
     each record's dims completed with its file's interpreter label."""
     results = [load_result(path) for path in expand_paths(paths)]
+    interpreters.name_hosts(results)
     interpreters.disambiguate(results)
     for result in results:
         result.records = [

@@ -27,6 +27,7 @@ class Record:
     recorded: dict = field(default_factory=dict)  # numeric run metadata,
     # each key's mean over the measured runs (harness.api.record)
     reason: str | None = None  # "n/a: ...", "failed: ...", "hung: ..."
+    values: tuple = ()  # pyperf's values, for compare's significance test
 
     @property
     def measured(self):
@@ -50,6 +51,7 @@ class ResultFile:
     tables: dict  # family -> list of table declarations
     axes: dict  # family -> {axis name: {"unit": ..., "log": ...}}
     facts: dict = field(default_factory=dict)  # for the Runs table
+    host: str = ""  # pyperf's hostname metadata ("" when absent)
 
 
 @dataclass(frozen=True)
@@ -95,3 +97,4 @@ class Table:
     row_values: list = field(default_factory=list)
     column_values: list = field(default_factory=list)
     axes: dict = field(default_factory=dict)  # name -> {"unit", "log"}
+    shaded: bool = False  # HTML: shade numeric cells by distance from 1

@@ -14,7 +14,9 @@ from harness.report import cells, pivot
 TEMPLATES = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))), "templates")
-FORMATS = {"rst": "report.rst.j2", "md": "report.md.j2"}
+FORMATS = {"rst": "report.rst.j2", "md": "report.md.j2",
+           "html": "report.html.j2"}
+TITLE = "gilbench results"
 _RST_SPECIAL = re.compile(r"([\\*`|_])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -51,7 +53,7 @@ def environment():
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-        autoescape=jinja2.select_autoescape(["html"]),
+        autoescape=jinja2.select_autoescape(["html", "html.j2"]),
         undefined=jinja2.StrictUndefined)
 
 
@@ -78,11 +80,21 @@ def as_text(table, escape):
 
 
 def render(results, fmt):
+    intro = "Rendered from %d result file(s): %s." % (
+        len(results), ", ".join(r.interpreter for r in results))
+    return render_tables(pivot.all_tables(results), fmt, TITLE, [intro])
+
+
+def render_tables(tables, fmt, title, intro, legend=cells.LEGEND):
+    """model.Tables as a page: RST, Markdown, or HTML with plots."""
+    if fmt == "html":
+        from harness.report import html  # lazy: matplotlib is slow to import
+        return html.page(environment(), title, intro, tables)
     escape = _ESCAPE[fmt]
-    tables = [as_text(table, escape) for table in pivot.all_tables(results)]
     text = environment().get_template(FORMATS[fmt]).render(
-        results=results, tables=tables, legend=escape(cells.LEGEND),
-        interpreters=[escape(r.interpreter) for r in results])
+        title=escape(title), intro=[escape(line) for line in intro],
+        legend=escape(legend),
+        tables=[as_text(table, escape) for table in tables])
     return re.sub(r"\n{3,}", "\n\n", text)
 
 

@@ -1,0 +1,291 @@
+"""``python -m harness compare BASE CHANGED``: did a change make each
+benchmark of a matrix faster or slower, and is that real?
+
+Benchmarks are paired by their dimensions (name parts and axes, read from
+metadata); files by interpreter label when a side holds several.  The
+change is pyperf's normalized mean (changed mean / base mean) and its
+significance pyperf's own two-sample t-test; the geometric mean per family
+is pyperf's too.  Nothing here computes a statistic itself.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from harness.errors import UsageError
+from harness.report import cells, loader, render
+from harness.report.lookup import key
+from harness.report.model import INTERPRETER, Cell, Table, label
+
+SIGNIFICANCE = ("Significant: pyperf's two-sample Student t-test at 95% "
+                "(pyperf._utils.is_significant); it needs the same number "
+                "(two or more) of values on both sides, else the change is "
+                "'untested' and never fails --fail-above.")
+
+
+def _pyperf_statistics():
+    # pyperf keeps these in private modules (pyperf 2.x exposes no public
+    # compare API); requirements-report.txt pins pyperf>=2.8.
+    from pyperf._compare import format_normalized_mean
+    from pyperf._utils import geometric_mean, is_significant
+    return format_normalized_mean, geometric_mean, is_significant
+
+
+@dataclass
+class Change:
+    family: str
+    name: str
+    base: object  # Record or None (only in the other side)
+    changed: object
+    norm: float | None = None  # changed mean / base mean
+    significant: bool | None = None  # None: untested
+    t_score: float | None = None
+    untested: str = ""  # why the t-test was not run
+    pair: str = ""  # which files: "CPython 3.12" or "A -> B"
+
+    @property
+    def percent(self):
+        return (self.norm - 1.0) * 100.0
+
+    @property
+    def slower(self):
+        return self.significant and self.norm > 1.0
+
+    @property
+    def faster(self):
+        return self.significant and self.norm < 1.0
+
+
+def significance(base, changed):
+    """(significant, t score, why untested) by pyperf's t-test."""
+    _, _, is_significant = _pyperf_statistics()
+    if len(base.values) < 2 or len(changed.values) < 2:
+        return None, None, "untested: one value"
+    if len(base.values) != len(changed.values):
+        return None, None, "untested: %d vs %d values" % (
+            len(base.values), len(changed.values))
+    try:
+        significant, t_score = is_significant(list(base.values),
+                                              list(changed.values))
+    except ZeroDivisionError:
+        return None, None, "untested: no spread"
+    return bool(significant), t_score, ""
+
+
+def _identity(record):
+    return key({k: v for k, v in record.dims.items() if k != INTERPRETER})
+
+
+def changes(base_file, changed_file):
+    """A Change per benchmark in either file, base order first."""
+    found = {}
+    for side, result in (("base", base_file), ("changed", changed_file)):
+        for record in result.records:
+            slot = found.setdefault(_identity(record), {})
+            if side not in slot or record.measured:
+                slot[side] = record
+    result = []
+    for slot in found.values():
+        base, changed = slot.get("base"), slot.get("changed")
+        some = base or changed
+        change = Change(some.dims["family"], some.name, base, changed,
+                        pair=_pair_label(base_file, changed_file))
+        if base and changed and base.measured and changed.measured \
+                and base.unit == changed.unit and base.mean > 0:
+            change.norm = changed.mean / base.mean
+            (change.significant, change.t_score,
+             change.untested) = significance(base, changed)
+        result.append(change)
+    return result
+
+
+def pair_files(base, changed):
+    """[(base file, changed file)]: the only file of each side, else the
+    files whose interpreter labels match."""
+    if len(base) == 1 and len(changed) == 1:
+        return [(base[0], changed[0])]
+    by_label = {r.interpreter: r for r in changed}
+    pairs = [(r, by_label[r.interpreter]) for r in base
+             if r.interpreter in by_label]
+    if not pairs:
+        raise UsageError(
+            "no interpreter in common: base has %s; changed has %s" % (
+                ", ".join(r.interpreter for r in base),
+                ", ".join(r.interpreter for r in changed)))
+    return pairs
+
+
+def _side(record, other_reason):
+    if record is None:
+        return cells.missing(other_reason)
+    if not record.measured:
+        return cells.missing(record.reason)
+    return cells.raw(record)
+
+
+def _change_cell(change):
+    format_normalized_mean, _, _ = _pyperf_statistics()
+    if change.norm is None:
+        return cells.missing("n/a: not measured on both sides")
+    text = "%+.1f%% (%s)" % (change.percent,
+                             format_normalized_mean(change.norm))
+    return Cell(text, change.norm,
+                flags=cells.flags(change.base, change.changed))
+
+
+def _significance_cell(change):
+    if change.norm is None:
+        return label("")
+    if change.significant is None:
+        return label(change.untested)
+    return label("%s (t=%.2f)" % ("yes" if change.significant else "no",
+                                  change.t_score))
+
+
+def _pair_label(base_file, changed_file):
+    if base_file.interpreter == changed_file.interpreter:
+        return base_file.interpreter
+    return "%s -> %s" % (base_file.interpreter, changed_file.interpreter)
+
+
+def family_table(family, base_file, changed_file, family_changes):
+    rows = [[label(c.name), _side(c.base, "n/a: not in base"),
+             _side(c.changed, "n/a: not in changed"), _change_cell(c),
+             _significance_cell(c)] for c in family_changes]
+    return Table(
+        title="%s: %s" % (family, _pair_label(base_file, changed_file)),
+        note="Change: changed mean / base mean - 1 (pyperf's normalized "
+        "mean); + is slower.",
+        header=[label(h) for h in (
+            "Benchmark", "base: " + base_file.interpreter,
+            "changed: " + changed_file.interpreter, "change",
+            "significant")],
+        rows=rows, family=family, shaded=True)
+
+
+def _summary_row(pair_label, family, family_changes):
+    format_normalized_mean, geometric_mean, _ = _pyperf_statistics()
+    norms = [c.norm for c in family_changes if c.norm is not None]
+    slower = [c for c in family_changes if c.slower]
+    faster = [c for c in family_changes if c.faster]
+    worst = max(slower, key=lambda c: c.norm, default=None)
+    if norms:
+        mean = geometric_mean(norms)
+        geo = Cell("%+.1f%% (%s)" % ((mean - 1) * 100,
+                                      format_normalized_mean(mean)), mean)
+    else:
+        geo = cells.missing("n/a: nothing measured on both sides")
+    return [label(pair_label), label(family), label(len(norms)), geo,
+            label(len(slower)), label(len(faster)),
+            label("%s (%+.1f%%)" % (worst.name, worst.percent)
+                  if worst else "-")]
+
+
+def summary_table(rows):
+    return Table(
+        title="Summary", note="Geometric mean of the changes of the "
+        "benchmarks measured on both sides (pyperf's geometric_mean), and "
+        "how many changed significantly.",
+        header=[label(h) for h in (
+            "Interpreter", "Family", "Benchmarks", "Geometric mean",
+            "Significantly slower", "Significantly faster",
+            "Largest significant slowdown")],
+        rows=rows, family="Summary", shaded=True)
+
+
+@dataclass
+class Comparison:
+    tables: list
+    changes: list
+    intro: list
+
+
+def compare(base_paths, changed_paths):
+    base = loader.load_results(base_paths)
+    changed = loader.load_results(changed_paths)
+    pairs = pair_files(base, changed)
+    tables, summary, every = [], [], []
+    for base_file, changed_file in pairs:
+        found = changes(base_file, changed_file)
+        every += found
+        families = sorted({c.family for c in found})
+        for family in families:
+            of_family = [c for c in found if c.family == family]
+            tables.append(family_table(family, base_file, changed_file,
+                                       of_family))
+            summary.append(_summary_row(
+                _pair_label(base_file, changed_file), family, of_family))
+    unpaired = ([r.interpreter for r in base
+                 if all(r is not b for b, _ in pairs)]
+                + [r.interpreter for r in changed
+                   if all(r is not c for _, c in pairs)])
+    intro = ["Base: %s. Changed: %s." % (
+        ", ".join(r.interpreter for r in base),
+        ", ".join(r.interpreter for r in changed)), SIGNIFICANCE]
+    if unpaired:
+        intro.append("Without a partner (not compared): %s."
+                     % ", ".join(unpaired))
+    return Comparison([summary_table(summary)] + tables, every, intro)
+
+
+def slowdowns_above(comparison, percent):
+    return [c for c in comparison.changes
+            if c.slower and c.percent > percent]
+
+
+def render_comparison(comparison, fmt):
+    return render.render_tables(comparison.tables, fmt, "gilbench compare",
+                                comparison.intro)
+
+
+def _parser():
+    from harness.cli import OneLineErrorParser
+    from harness.report.cli import FORMAT_HELP
+    parser = OneLineErrorParser(
+        prog="python -m harness compare",
+        description="Compare two sets of result JSON (format 2): each "
+        "benchmark's change and whether pyperf finds it significant, and "
+        "the geometric mean per family.")
+    parser.add_argument("base", metavar="BASE",
+                        help="result JSON file or directory (before)")
+    parser.add_argument("changed", metavar="CHANGED",
+                        help="result JSON file or directory (after)")
+    parser.add_argument("--format", choices=sorted(render.FORMATS),
+                        help=FORMAT_HELP)
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write here (atomically) instead of stdout")
+    parser.add_argument("--fail-above", type=float, metavar="PCT",
+                        help="exit 1 when a significant slowdown exceeds "
+                        "PCT percent")
+    return parser
+
+
+def main(argv):
+    from harness.report.cli import output_format, write_atomically
+    args = _parser().parse_args(argv)
+    if args.fail_above is not None and not args.fail_above >= 0:
+        raise UsageError("--fail-above must be 0 or more (a percentage)")
+    fmt = output_format(args)
+    comparison = compare([args.base], [args.changed])
+    text = render_comparison(comparison, fmt)
+    if fmt == "rst":
+        problems = render.rst_problems(text)
+        if problems:  # a renderer bug, not bad input
+            raise RuntimeError("rendered RST does not parse:\n" + problems)
+    if args.output:
+        write_atomically(args.output, text)
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    if args.fail_above is None:
+        return 0
+    worse = slowdowns_above(comparison, args.fail_above)
+    if worse:
+        worse.sort(key=lambda c: -c.norm)
+        named = ", ".join("%s [%s] %+.1f%%" % (c.name, c.pair, c.percent)
+                          for c in worse[:3])
+        more = " and %d more" % (len(worse) - 3) if len(worse) > 3 else ""
+        print("gilbench: %d significant slowdown(s) above %g%%: %s%s"
+              % (len(worse), args.fail_above, named, more), file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,278 @@
+"""Report side (Python >= 3.9): the HTML page -- self-contained, plots of
+the declared tables, shaded ratios, several hosts, and hostile input that
+must stay text."""
+import html.parser
+import re
+import sys
+import time
+
+import pytest
+
+from helpers import (assert_one_line_usage_error, dims, gil, run_harness,
+                     write_matrix, write_result)
+
+if sys.version_info < (3, 9):
+    pytest.skip("the report side needs Python >= 3.9",
+                allow_module_level=True)
+
+pytest.importorskip("jinja2")
+pytest.importorskip("matplotlib")
+
+from harness.report import loader, pivot, plots, render  # noqa: E402
+from harness.tables import ratio, table  # noqa: E402
+
+NETWORK = re.compile(r"(?i)\b(?:https?|wss?|ftp):|(?<![\w/])//[\w.-]")
+ALLOWED_TAGS = {
+    "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p",
+    "div", "span", "nav", "ul", "li", "a", "section", "table", "thead",
+    "tbody", "tr", "th", "td", "abbr", "figure",
+    # matplotlib's SVG
+    "svg", "defs", "g", "path", "use", "text", "clippath", "rect", "tspan",
+}
+
+
+class Tags(html.parser.HTMLParser):
+    """Every start tag with its attributes."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def tags_of(text):
+    parser = Tags()
+    parser.feed(text)
+    return parser.tags
+
+
+def network_references(text):
+    """URLs in src/href attributes or CSS url(): none may point away."""
+    found = []
+    for tag, attrs in tags_of(text):
+        for name, value in attrs.items():
+            if name in ("src", "href", "xlink:href", "action", "poster") \
+                    and value and NETWORK.search(value):
+                found.append((tag, name, value))
+    for url in re.findall(r"url\(([^)]*)\)", text):
+        if NETWORK.search(url):
+            found.append(("css", "url", url))
+    return found
+
+
+@pytest.fixture(scope="module")
+def matrix_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("matrix")
+    write_matrix(directory, host="bench-1")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def matrix_page(matrix_dir):
+    results = loader.load_results([str(matrix_dir)])
+    return results, render.render(results, "html")
+
+
+def test_page_is_self_contained(matrix_page):
+    _, page = matrix_page
+    assert page.startswith("<!DOCTYPE html>\n")
+    assert "Content-Security-Policy" in page
+    assert "default-src 'none'" in page
+    assert network_references(page) == []
+    assert {tag for tag, _ in tags_of(page)} <= ALLOWED_TAGS
+    assert "<script" not in page.lower()
+    assert "@font-face" not in page and "<link" not in page
+
+
+def test_every_declared_table_with_a_number_has_a_plot(matrix_page):
+    results, page = matrix_page
+    declared = [t for t in pivot.all_tables(results) if t.declaration]
+    expected = [len(plots.series_of(t)) for t in declared
+                if plots.plottable(t)]
+    drawn = [int(n) for n in re.findall(r'data-series="(\d+)"', page)]
+    assert drawn == expected and len(drawn) == len(declared)
+    # The GIL family's slowdown: one line per interpreter of the matrix.
+    assert drawn[0] == 8
+    svgs = re.findall(r"<svg.*?</svg>", page, re.S)
+    assert len(svgs) == len(drawn)
+    for svg, count in zip(svgs, drawn):
+        series = set(re.findall(r'id="t\d+-plot-series-(\d+)', svg))
+        assert len(series) == count
+
+
+def test_lines_bars_log_axis_and_ideal_line(matrix_page):
+    _, page = matrix_page
+    styles = re.findall(r'data-style="(\w+)"', page)
+    assert "lines" in styles and "bars" in styles
+    assert "ideal (x threads/1)" in page  # the speedup over threads
+    assert "1 (break-even)" in page  # a ratio's reference line
+    assert "1 (no speedup)" in page  # a speedup over a categorical axis
+
+
+def test_log_axis_is_drawn_log(matrix_dir):
+    results = loader.load_results([str(matrix_dir)])
+    work = [t for t in pivot.all_tables(results)
+            if t.title.startswith("nogil/gil vs work")][0]
+    assert work.axes["work_ns"]["log"]
+    drawn = plots.plot(work, "w")
+    # symlog because 0 is on the axis: 0, 100, 1000 and 10000 are spaced
+    # by decades, not by value.
+    ticks = [float(x) for x in re.findall(
+        r'<g id="xtick_\d+">.*?<use xlink:href="#\w+" x="([\d.]+)"',
+        drawn.svg, re.S)]
+    assert len(ticks) == 4
+    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
+    assert max(gaps) / min(gaps) < 3
+
+
+def test_ratio_cells_are_shaded_with_a_legend(matrix_page):
+    _, page = matrix_page
+    assert re.search(r'<td class="r[-0-9]+">\d', page)
+    for css in ("r-3", "r0", "r3"):
+        assert 'class="swatch %s"' % css in page
+    assert "shaded by their distance from 1" in page
+
+
+def test_flags_reasons_runs_and_toc(matrix_page):
+    _, page = matrix_page
+    assert '<abbr class="flag" title="noisy' in page
+    assert '<td class="na">n/a: extensions._gil_cffi not built' in page
+    assert '<nav class="toc"' in page
+    for family in ("gil", "pool", "work"):
+        assert re.search(r'<li><a href="#f-\d+">%s</a>' % family, page)
+    assert "Synthetic CPU @ 3.0GHz x 8" in page
+    assert "CPython 3.13t (GIL on)" in page
+    assert '<th>pinned</th>' in page and '<th>load</th>' in page
+
+
+def test_report_command_writes_html_from_the_suffix(matrix_dir, tmp_path):
+    out = tmp_path / "report.html"
+    started = time.time()
+    result = run_harness("report", matrix_dir, "-o", out)
+    elapsed = time.time() - started
+    assert result.code == 0, result
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    # 8 files, 31 tables, 28 plots: a modest page, rendered quickly.
+    assert len(text.encode()) < 3_000_000
+    assert elapsed < 60
+    forced = run_harness("report", matrix_dir, "--format", "html")
+    assert forced.stdout.startswith("<!DOCTYPE html>"), forced
+
+
+def test_hosts_are_named_when_they_differ(tmp_path):
+    write_matrix(tmp_path / "a", ["py312"], host="x86-box",
+                 cpu_model="Intel Xeon", cpu_count=16)
+    write_matrix(tmp_path / "b", ["py312"], host="arm-box",
+                 cpu_model="Neoverse-N1", cpu_count=64)
+    results = loader.load_results([str(tmp_path / "a"), str(tmp_path / "b")])
+    labels = sorted(r.interpreter for r in results)
+    assert labels == ["CPython 3.12 on arm-box", "CPython 3.12 on x86-box"]
+    page = render.render(results, "html")
+    assert "Neoverse-N1 x 64" in page and "Intel Xeon x 16" in page
+    rst = render.render(results, "rst")
+    assert render.rst_problems(rst) == ""
+    assert "CPython 3.12 on arm-box" in rst
+
+
+def test_one_host_keeps_plain_labels(matrix_dir):
+    results = loader.load_results([str(matrix_dir)])
+    assert not any(" on " in r.interpreter for r in results)
+
+
+HOSTILE = "<script>alert('x')</script>\"q\"\x07\x1b"
+HOSTILE_REASON = "failed: <img src=x onerror=alert(1)> & \"'\t\x00end"
+
+
+def hostile_result(directory):
+    decl = [table("<b>title</b> \"$x$\"", rows="kind",
+                  cell=ratio(over="variant", numerator="nogil",
+                             denominator="gil"),
+                  note="<script>note()</script>")]
+    axes = [{"name": "kind", "unit": "", "log": False}]
+    benchmarks = []
+    for kind in (HOSTILE, "$\\alpha$ <i>", "plain"):
+        for variant, mean in (("gil", 1e-6), ("nogil", 2e-6)):
+            d = dims("x<script>", "c'ase", variant, "cython", kind=kind)
+            benchmarks.append((d, [mean, mean * 1.01], {
+                "axes": axes, "tables": decl,
+                "name": "bench<script>x()</script>%s%s" % (variant, kind)}))
+    missing = [(dims("x<script>", "c'ase", "nogil", "cython",
+                     kind="gone"), HOSTILE_REASON)]
+    return write_result(directory, "hostile.json", "3.10.1", benchmarks,
+                        missing=missing, axes=axes, tables=decl,
+                        extra={"hostname": "<h1>host</h1>",
+                               "cpu_model_name": "<script>cpu</script>"})
+
+
+def test_hostile_names_and_metadata_stay_text(tmp_path):
+    path = hostile_result(tmp_path)
+    page = render.render(loader.load_results([str(path)]), "html")
+    tags = tags_of(page)
+    assert {tag for tag, _ in tags} <= ALLOWED_TAGS
+    assert not any(name.startswith("on") for _, attrs in tags
+                   for name in attrs)
+    assert "&lt;script&gt;" in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "&lt;h1&gt;host&lt;/h1&gt;" in page
+    assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", page)
+    assert network_references(page) == []
+    # The plot's legend and ticks keep names literal (no mathtext).
+    assert plots._text("$\\alpha$") == "\\$\\alpha\\$"
+    assert 'data-series="1"' in page
+
+
+def test_hostile_names_in_rst_and_markdown(tmp_path):
+    path = hostile_result(tmp_path)
+    results = loader.load_results([str(path)])
+    assert render.rst_problems(render.render(results, "rst")) == ""
+    assert "\x07" not in render.render(results, "md")
+
+
+def test_unwritable_output_is_one_line(matrix_dir, tmp_path):
+    out = tmp_path / "report.html"
+    (tmp_path / "report.html.partial").mkdir()  # open() fails, even as root
+    result = run_harness("report", matrix_dir, "-o", out)
+    assert_one_line_usage_error(result)
+    assert "cannot write" in result.stderr
+    assert not out.exists()
+
+
+def test_output_in_a_read_only_directory(matrix_dir, tmp_path):
+    import os
+    if os.geteuid() == 0:
+        pytest.skip("root writes into read-only directories")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        result = run_harness("report", matrix_dir, "-o", locked / "r.html")
+    finally:
+        locked.chmod(0o700)
+    assert_one_line_usage_error(result)
+
+
+def test_empty_directory_is_one_line(tmp_path):
+    (tmp_path / "empty").mkdir()
+    result = run_harness("report", tmp_path / "empty", "-o",
+                         tmp_path / "r.html")
+    assert_one_line_usage_error(result)
+
+
+def test_newer_format_and_foreign_pyperf_file(tmp_path):
+    import pyperf
+    newer = write_result(tmp_path / "n", "new.json", "3.12.1",
+                         [(gil("trivial", "gil", "cython", 1), [1e-6, 1e-6],
+                           {"extra": {"gilbench_format": 3}})])
+    result = run_harness("report", newer, "-o", tmp_path / "r.html")
+    assert_one_line_usage_error(result)
+    assert "format 3" in result.stderr and "update gilbench" in result.stderr
+    run = pyperf.Run([1.0, 1.1], metadata={"name": "other"},
+                     collect_metadata=False)
+    foreign = tmp_path / "foreign.json"
+    pyperf.Benchmark([run]).dump(str(foreign))
+    result = run_harness("report", foreign, "--format", "html")
+    assert_one_line_usage_error(result)
+    assert "not a gilbench result" in result.stderr
