@@ -173,7 +173,7 @@ def test_report_bad_file_among_good_leaves_output(harness, bad_results,
 
 
 def test_report_bad_format(harness, bad_results):
-    result = harness("report", "--format", "html", bad_results["foreign"])
+    result = harness("report", "--format", "pdf", bad_results["foreign"])
     assert_one_line_usage_error(result)
 
 

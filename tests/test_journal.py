@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 
 import psutil
 import pyperf
@@ -24,12 +25,24 @@ def harness_args(output, *extra):
     return ["run", "--module", FAULTS, "-o", output] + list(extra)
 
 
+# Every process of this test run carries this in its environment (the
+# runner passes GILBENCH_* variables down to pyperf's workers), so the
+# leftover check finds ours and never another test run's.
+TOKEN = uuid.uuid4().hex
+
+
+@pytest.fixture(autouse=True)
+def _token(monkeypatch):
+    monkeypatch.setenv("GILBENCH_TEST_TOKEN", TOKEN)
+
+
 def start_runner(output, *extra):
+    env = dict(os.environ, GILBENCH_TEST_TOKEN=TOKEN)
     return subprocess.Popen(
         [sys.executable, "-m", "harness"] + [str(a) for a in harness_args(
             output, *extra)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        universal_newlines=True)
+        universal_newlines=True, env=env)
 
 
 def entries(output):
@@ -55,13 +68,16 @@ def names(output):
 
 
 def our_processes():
-    """Processes (other than this test) running harness or the orphan."""
+    """Processes of this test run still alive: the runners it started,
+    everything below them, and the orphan a fault case leaves."""
     found = []
     for process in psutil.process_iter(["cmdline", "pid"]):
-        cmdline = " ".join(process.info["cmdline"] or ())
-        if process.info["pid"] != os.getpid() and (
-                FAULTS in cmdline or fault_cases.MARKER in cmdline):
-            found.append(cmdline)
+        try:
+            mine = process.environ().get("GILBENCH_TEST_TOKEN") == TOKEN
+        except psutil.Error:
+            continue
+        if mine and process.info["pid"] != os.getpid():
+            found.append(" ".join(process.info["cmdline"] or ()))
     return found
 
 

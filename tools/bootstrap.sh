@@ -16,20 +16,28 @@ PYENV_ROOT=${PYENV_ROOT:-$HOME/.pyenv}
 
 say() { echo "gilbench: $*" >&2; }
 
-install_pypy() {
-    if dpkg -s pypy3 pypy3-dev pypy3-venv >/dev/null 2>&1; then
+# install_debian WHAT PACKAGE...: Debian packages, when we may install
+# them; otherwise one line saying WHAT was skipped and how to add it.
+install_debian() {
+    local what=$1
+    shift
+    if dpkg -s "$@" >/dev/null 2>&1; then
         return 0
     fi
-    local how="apt-get install -y pypy3 pypy3-dev pypy3-venv"
+    local how="apt-get install -y $*"
     if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-        say "PyPy skipped: not root or no apt-get; add it with: sudo $how"
+        say "$what skipped: not root or no apt-get; add it with: sudo $how"
         return 0
     fi
-    say "installing PyPy from Debian ($how)"
+    say "installing $what from Debian ($how)"
     if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-            apt-get install -y -qq pypy3 pypy3-dev pypy3-venv; } >/dev/null; then
-        say "PyPy skipped: apt-get failed; add it with: $how"
+            apt-get install -y -qq "$@"; } >/dev/null; then
+        say "$what skipped: apt-get failed; add it with: $how"
     fi
+}
+
+install_pypy() {
+    install_debian PyPy pypy3 pypy3-dev pypy3-venv
 }
 
 # A Python >= 3.9 for the tools venv and the report.
