@@ -536,10 +536,7 @@ CASES = [
         "executor creation and first batch (cold); per shutdown(wait=True) "
         "after a batch (teardown)",
         exclude=exclude, check=check, ops_per_loop="tasks",
-        concurrency=concurrency,
-        # Values are tens of ms and every process starts pools: two
-        # processes keep the family's default run near two minutes.
-        sizing=["-p", "2"]),
+        concurrency=concurrency),
 ]
 
 _RESULTS = ("Every result the executor returned was checked; `tasks` tasks "

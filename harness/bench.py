@@ -24,17 +24,15 @@ from harness import (drivers, gilguard, lifelines, metrics, pinning, record,
 from harness.errors import UsageError
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
-# these keep a whole family within the per-interpreter budget.  Any sizing
-# option on the command line (-p, -n, -w, --min-time, --fast, --rigorous)
-# overrides them.
-DEFAULT_PROCESSES = 3
+# these keep the default run of all families within 6 minutes per
+# interpreter (with 3 processes it took 450 s on 3.11 here; every process
+# start costs ~0.2 s).  One warmup of >= 50 ms is also far past PyPy's JIT
+# tracing threshold for these call loops.  Any sizing option on the command
+# line (-p, -n, -w, --min-time, --fast, --rigorous) overrides them.
+DEFAULT_PROCESSES = 2
 DEFAULT_VALUES = 3
 DEFAULT_MIN_TIME = 0.05
 DEFAULT_WARMUPS = 1
-# PyPy's process start and JIT loop calibration cost more (its whole suite
-# took 176 s with 3 processes): fewer processes.  One warmup of >= 50 ms is
-# far past the JIT's tracing threshold for these call loops.
-JIT_PROCESSES = 2
 EXIT_REFUSED = 3
 
 
@@ -74,8 +72,7 @@ def _forward_harness_options(cmd, args):
 
 def make_runner():
     runner = HarnessRunner(
-        processes=(JIT_PROCESSES if pyperf.python_has_jit()
-                   else DEFAULT_PROCESSES),
+        processes=DEFAULT_PROCESSES,
         values=DEFAULT_VALUES,
         warmups=DEFAULT_WARMUPS,
         min_time=DEFAULT_MIN_TIME,
