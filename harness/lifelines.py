@@ -13,7 +13,6 @@ applies.
 """
 import ctypes
 import ctypes.util
-import os
 import signal
 import sys
 

@@ -18,7 +18,6 @@ prepare() itself (``GILBENCH_START_METHOD=spawn`` forces that, for tests).
 import multiprocessing
 import os
 import signal
-import sys
 import time
 import traceback
 

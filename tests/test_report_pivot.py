@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from helpers import assert_one_line_usage_error, dims, write_result
+from helpers import dims, write_result
 
 if sys.version_info < (3, 9):
     pytest.skip("the report side needs Python >= 3.9",
