@@ -20,9 +20,6 @@ from harness import (child, gilguard, journal, lifelines, progress, registry,
 from harness.errors import UsageError
 from harness.registry import Unavailable
 
-DEFAULT_TIMEOUT = 600.0
-
-
 class Terminated(Exception):
     """SIGTERM, turned into an exception so the run can stop cleanly."""
 
