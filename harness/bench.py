@@ -25,13 +25,14 @@ from harness.errors import UsageError
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
 # these keep the default run of all families within 6 minutes per
-# interpreter (with 3 processes it took 450 s on 3.11 here; every process
-# start costs ~0.2 s).  One warmup of >= 50 ms is also far past PyPy's JIT
-# tracing threshold for these call loops.  Any sizing option on the command
-# line (-p, -n, -w, --min-time, --fast, --rigorous) overrides them.
+# interpreter on 3.11 here (3 processes x 50 ms values took 450 s, 2 x 50 ms
+# 376 s; every process start costs ~0.2 s).  One warmup of >= 40 ms is also
+# far past PyPy's JIT tracing threshold for these call loops.  Any sizing
+# option on the command line (-p, -n, -w, --min-time, --fast, --rigorous)
+# overrides them.
 DEFAULT_PROCESSES = 2
 DEFAULT_VALUES = 3
-DEFAULT_MIN_TIME = 0.05
+DEFAULT_MIN_TIME = 0.04
 DEFAULT_WARMUPS = 1
 EXIT_REFUSED = 3
 
