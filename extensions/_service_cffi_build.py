@@ -3,36 +3,15 @@
 cffi releases the GIL around every call it makes into C; sv_next is
 lock-free, so that is safe, and costs what a cffi call costs.
 """
-from __future__ import absolute_import
-
 import os
+import sys
 
-from cffi import FFI
+# setuptools runs this file by path: make the project importable.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+from extensions.cffi_family import family_ffi  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-HEADER = os.path.join(HERE, "service.h")
-
-
-def header_declarations(path):
-    """The header minus preprocessor lines, which cdef() cannot parse."""
-    with open(path) as header:
-        return "".join(line for line in header
-                       if not line.lstrip().startswith("#"))
-
-
-ffi = FFI()
-ffi.cdef(header_declarations(HEADER))
-# Paths relative to setup.py's directory, where setuptools runs this build.
-ffi.set_source(
-    "extensions._service_cffi",
-    '#include "service.h"',
-    sources=["extensions/service.c"],
-    include_dirs=["extensions"],
-    # A per-interpreter file name (not .abi3.so): tox builds every
-    # interpreter in place in the same tree, and a shared name would let
-    # one interpreter's build replace another's.
-    py_limited_api=False,
-)
+ffi = family_ffi("service")
 
 if __name__ == "__main__":
     ffi.compile(verbose=True)
