@@ -31,6 +31,7 @@ from collections import OrderedDict
 from harness import axes as axes_module
 from harness import drivers, modules, resultformat
 from harness.errors import UsageError
+from harness.tables import named_dimensions
 
 # Metadata keys an axis may not take: pyperf's own and gilbench's.
 RESERVED_KEYS = frozenset(resultformat.NAME_PARTS + (
@@ -270,11 +271,7 @@ def _check_tables(module_name, specs, tables):
             raise UsageError("case module %r: TABLES must hold "
                              "harness.api.table(...) declarations"
                              % module_name)
-        cell = declared["cell"]
-        named = ([declared["rows"], declared["columns"]]
-                 + list(declared["per"]) + list(declared["where"])
-                 + [cell[k] for k in ("over", "along") if k in cell])
-        unknown = sorted(set(named) - known)
+        unknown = sorted(set(named_dimensions(declared)) - known)
         if unknown:
             raise UsageError("case module %r: table %r names %s, which is "
                              "no name part or axis of its cases"

@@ -44,10 +44,10 @@ def missing_entry(bench, reason):
             "metadata": bench.metadata()}
 
 
-def merge_journal(benchmarks, book, output):
-    """Write ``output`` from the journal's committed entries, in registry
-    order; return (benchmarks with values, missing entries)."""
-    entries = book.entries()
+def merge_journal(benchmarks, book, entries, output):
+    """Write ``output`` from the journal's committed ``entries`` ({index:
+    entry}), in registry order; return (benchmarks with values, missing
+    entries)."""
     files, missing = [], []
     for index, bench in enumerate(benchmarks):
         entry = entries.get(index)

@@ -84,10 +84,10 @@ def run(args, pyperf_options):
         _run_all(benchmarks, args, pyperf_options, book, done)
     except (KeyboardInterrupt, Terminated) as exc:
         code = 143 if isinstance(exc, Terminated) else 130
-        return _interrupted(benchmarks, book, output, code)
+        return _interrupted(benchmarks, book, done, output, code)
     finally:
         signal.signal(signal.SIGTERM, previous)
-    written, missing = results.merge_journal(benchmarks, book, output)
+    written, missing = results.merge_journal(benchmarks, book, done, output)
     book.remove()
     code = _summarise(written, missing, len(benchmarks), output)
     if written:
@@ -96,19 +96,21 @@ def run(args, pyperf_options):
 
 
 def _run_all(benchmarks, args, pyperf_options, book, done):
+    """Run what ``done`` (the journal's entries, updated in place) lacks."""
     skipped = availability(benchmarks)
-    to_run = [i for i, b in enumerate(benchmarks)
-              if i not in done and b.name not in skipped]
+    to_run = len([i for i, b in enumerate(benchmarks)
+                  if i not in done and b.name not in skipped])
     shown = progress.Progress(len(benchmarks), quiet=args.quiet)
     for index, bench in enumerate(benchmarks):
         if index in done:
             continue
         book.forget_unfinished(index)
-        shown.start(index, bench.name, len([i for i in to_run if i >= index]))
+        shown.start(index, bench.name, to_run)
         reason = skipped.get(bench.name)
         if not reason:
             reason = child.run_one(bench, args, pyperf_options, book, index,
                                    echo=not args.quiet)
+            to_run -= 1
         shown.finish(ran=bench.name not in skipped)
         try:
             done[index] = book.commit(index, bench.name, reason)
@@ -120,10 +122,10 @@ def _run_all(benchmarks, args, pyperf_options, book, done):
             print("%s: %s" % (bench.name, reason))
 
 
-def _interrupted(benchmarks, book, output, code):
+def _interrupted(benchmarks, book, done, output, code):
     """Keep the journal, write what finished, say how to go on."""
-    written, _ = results.merge_journal(benchmarks, book, output)
-    finished = len(book.entries())
+    written, _ = results.merge_journal(benchmarks, book, done, output)
+    finished = len(done)
     print("gilbench: interrupted after %d of %d benchmarks%s; the same "
           "command with --resume runs the rest" % (
               finished, len(benchmarks),

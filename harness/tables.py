@@ -75,6 +75,17 @@ def crossover(along, over, numerator, denominator, fallback=None, unit=""):
     return cell
 
 
+def named_dimensions(declaration):
+    """Every dimension a table declaration names: rows, columns, per,
+    where, and its cell's over/along.  The registry checks them against a
+    family's axes; the report leaves out a table whose dimensions a
+    partial run lacks."""
+    cell = declaration["cell"]
+    return ([declaration["rows"], declaration["columns"]]
+            + list(declaration["per"]) + list(declaration["where"])
+            + [cell[k] for k in ("over", "along") if k in cell])
+
+
 def table(title, rows, columns=INTERPRETER, per=(), where=None, cell=None,
           note=""):
     """One table (or one per combination of ``per``) of ``cell`` values."""

@@ -12,6 +12,7 @@ import numbers
 from harness.report import kinds, listings
 from harness.report.lookup import Lookup
 from harness.report.model import INTERPRETER, Table, label
+from harness.tables import named_dimensions
 
 HIDDEN_IN_TITLES = ("family",)  # every table of a family shares it
 
@@ -82,11 +83,7 @@ def lacking_dimensions(declaration, records):
     known = {INTERPRETER}
     for record in records:
         known.update(record.dims)
-    cell = declaration["cell"]
-    named = ([declaration["rows"], declaration["columns"]]
-             + list(declaration["per"]) + list(declaration["where"])
-             + [cell[k] for k in ("over", "along") if k in cell])
-    return [d for d in named if d not in known]
+    return [d for d in named_dimensions(declaration) if d not in known]
 
 
 def _title(declaration, per_values):
