@@ -3,11 +3,18 @@
 One build for both wrappers of each C family: Cython modules through
 cythonize() and cffi modules through cffi_modules, so C stays the single
 source of truth.  Runs on every target interpreter (2.7 included).
+
+The repository keeps its top-level layout; installed, everything lives
+under the one import name ``gilbench`` (PACKAGE_DIRS), so an install puts
+no generic top-level names (harness, cases...) into a user's environment.
+Dependencies come from the requirements files, which are the single
+source of truth for the per-interpreter pins (environment markers).
 """
 from __future__ import print_function
 
+import io
 import os
-import platform
+import re
 import sys
 
 from Cython.Build import cythonize
@@ -32,11 +39,19 @@ def _families():
     return [name[1:-len("_cy.pyx")] for name in names]
 
 
-EXTENSIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                          "extensions")
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXTENSIONS = os.path.join(HERE, "extensions")
+# Installed package -> repository directory.  gilbench.report is
+# harness/report, found under gilbench's own directory.
+PACKAGE_DIRS = {
+    "gilbench": "harness",
+    "gilbench.cases": "cases",
+    "gilbench.extensions": "extensions",
+    "gilbench.templates": "templates",
+}
 CYTHON_EXTENSIONS = [
     Extension(
-        "extensions._%s_cy" % family,
+        "gilbench.extensions._%s_cy" % family,
         sources=["extensions/_%s_cy.pyx" % family,
                  "extensions/%s.c" % family],
         include_dirs=["extensions"],
@@ -75,33 +90,70 @@ class Python2BuildExt(build_ext):
                     os.remove(stale)
 
 
+def requirements(name):
+    """The requirement lines of a requirements file, ``-r`` followed,
+    environment markers kept (pip evaluates them at install time)."""
+    lines = []
+    with open(os.path.join(HERE, name)) as stream:
+        for line in stream:
+            line = line.split(" #")[0].strip()
+            if line.startswith("-r "):
+                lines.extend(requirements(line[3:].strip()))
+            elif line and not line.startswith("#"):
+                lines.append(line)
+    return lines
+
+
+def runtime_requirements():
+    """The worker side's dependencies for the interpreter building.
+
+    Chosen here, not by a marker: no environment marker can tell
+    free-threaded 3.13 (no cffi) from 3.13.  A wheel's tag (cp313t vs
+    cp313) keeps the two builds' metadata apart.
+    """
+    if flavour.free_threaded():
+        return requirements("requirements-freethreaded.txt")
+    return requirements("requirements.txt")
+
+
+def _named(requirement, name):
+    return re.match(r"%s\b(?![-.])" % name, requirement, re.I) is not None
+
+
 def cffi_options():
     """cffi_modules, and cffi as a build requirement, where cffi exists.
 
-    Declared here rather than in pyproject.toml: no environment marker can
-    tell free-threaded 3.13 (no cffi) from 3.13, and setuptools hands
-    setup_requires to an isolated build as its dynamic requirements.
+    setuptools hands setup_requires to an isolated build as its dynamic
+    requirements; the cffi lines are the runtime ones (PyPy's line is
+    excluded by its marker: PyPy ships its own cffi).
     """
     reason = flavour.cffi_unsupported()
     if reason:
         print("gilbench: cffi modules not built: " + reason,
               file=sys.stderr)
         return {}
-    if platform.python_implementation() == "PyPy":
-        requirement = []  # PyPy ships its own cffi
-    elif sys.version_info[0] < 3:
-        requirement = ["cffi==1.15.1"]  # the last cffi for 2.7
-    else:
-        requirement = ["cffi>=1.15"]
     return {"cffi_modules": CFFI_MODULES,
-            "setup_requires": requirement}
+            "setup_requires": [r for r in runtime_requirements()
+                               if _named(r, "cffi")]}
 
 
 setup(
     name="gilbench",
     version="0.1.0",
     description="Concurrency benchmarks of C extensions across interpreters",
-    packages=["harness", "harness.report", "cases", "extensions"],
+    long_description=io.open(os.path.join(HERE, "README.rst"),
+                             encoding="utf-8").read(),
+    long_description_content_type="text/x-rst",
+    # The worker side runs on 2.7 and 3.8+; the report side (the
+    # ``report`` extra, gilbench.report) needs 3.9+.
+    python_requires=">=2.7, !=3.0.*, !=3.1.*, !=3.2.*, !=3.3.*, !=3.4.*, "
+                    "!=3.5.*, !=3.6.*, !=3.7.*",
+    packages=sorted(PACKAGE_DIRS) + ["gilbench.report"],
+    package_dir=PACKAGE_DIRS,
+    package_data={"gilbench.templates": ["*.j2"]},
+    install_requires=runtime_requirements(),
+    extras_require={"report": requirements("requirements-report.txt")},
+    entry_points={"console_scripts": ["gilbench = gilbench.cli:main"]},
     ext_modules=cythonize(
         CYTHON_EXTENSIONS,
         build_dir=CYTHON_BUILD_DIR,

@@ -28,7 +28,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from harness import journal as journal_module  # noqa: E402
+from gilbench import journal as journal_module  # noqa: E402
 
 SUITE = ["--module", os.path.join("tests", "fault_cases.py"),
          "--case", "fault.q*", "--param", "threads=1,2",
@@ -36,7 +36,7 @@ SUITE = ["--module", os.path.join("tests", "fault_cases.py"),
 
 
 def runner(output, resume):
-    cmd = [sys.executable, "-m", "harness", "run", "-o", output] + SUITE
+    cmd = [sys.executable, "-m", "gilbench", "run", "-o", output] + SUITE
     return subprocess.Popen(cmd + (["--resume"] if resume else []),
                             cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)

@@ -37,7 +37,7 @@ import pickle
 import sys
 import threading
 
-from harness.api import (CUSTOM, Axis, CaseSpec, TreeCpuClock, Unavailable,
+from gilbench.api import (CUSTOM, Axis, CaseSpec, TreeCpuClock, Unavailable,
                          counts, record, recorded, speedup, table, value)
 
 try:
@@ -63,7 +63,7 @@ WORKLOADS = ["trivial", "sleep", "nbody", "native"]
 PHASES = ["warm", "cold", "teardown"]
 PROTOCOL = pickle.HIGHEST_PROTOCOL
 FLOAT_TOLERANCE = 1e-12
-NATIVE_MODULE = "extensions._executor_cy"
+NATIVE_MODULE = "gilbench.extensions._executor_cy"
 
 
 def _futures():
@@ -251,7 +251,7 @@ def native_in_subinterpreter():
     subinterpreter (Cython < 3.1, or a build without module state)."""
     pool = make_interpreter_pool(1)
     try:
-        from extensions import executor as tasks
+        from gilbench.extensions import executor as tasks
         pool.submit(tasks.task, "native", 0, None).result()
     except Exception as exc:  # noqa: BLE001 -- the reason is the point
         return "%s does not import in an own-GIL subinterpreter (%s)" % (
@@ -332,7 +332,7 @@ class Batch(object):
     """One batch's tasks, their expected results, and the checks."""
 
     def __init__(self, params):
-        from extensions import executor as tasks
+        from gilbench.extensions import executor as tasks
         self.tasks = tasks
         self.payload_kind = params["payload"]
         self.args = (params["workload"], params["task_ms"],

@@ -17,11 +17,11 @@ import importlib
 import threading
 from itertools import repeat
 
-from harness.api import CaseSpec, Unavailable, ratio, table
+from gilbench.api import CaseSpec, Unavailable, ratio, table
 
 FAMILY = "gil"
-CYTHON_MODULE = "extensions._gil_cy"
-CFFI_MODULE = "extensions._gil_cffi"
+CYTHON_MODULE = "gilbench.extensions._gil_cy"
+CFFI_MODULE = "gilbench.extensions._gil_cffi"
 
 
 def _extension(name):

@@ -32,7 +32,7 @@ around the one call per thread differ between interpreters.
 import importlib
 import threading
 
-from harness.api import (Axis, CaseSpec, Unavailable, ratio, record,
+from gilbench.api import (Axis, CaseSpec, Unavailable, ratio, record,
                          recorded, table, threads, throughput, worker_index)
 
 try:
@@ -41,8 +41,8 @@ except ImportError:  # Python 2.7
     from pyperf import perf_counter
 
 FAMILY = "grwl"
-CYTHON_MODULE = "extensions._grwl_cy"
-CFFI_MODULE = "extensions._grwl_cffi"
+CYTHON_MODULE = "gilbench.extensions._grwl_cy"
+CFFI_MODULE = "gilbench.extensions._grwl_cffi"
 UNITS_PER_LOOP = 1000
 # CPython 3 hands the GIL over after 5 ms (2.7 after 100 bytecodes); a unit
 # takes ~15 ns here, so 200000 units are ~3 ms.

@@ -34,7 +34,7 @@ import importlib
 import threading
 from itertools import repeat
 
-from harness.api import (PROCESSES, Axis, CaseSpec, Unavailable, crossover,
+from gilbench.api import (PROCESSES, Axis, CaseSpec, Unavailable, crossover,
                          processes, ratio, record, recorded, table, threads,
                          value, worker_index)
 
@@ -44,8 +44,8 @@ except NameError:
     seq_range = range
 
 FAMILY = "lock"
-CYTHON_MODULE = "extensions._lock_cy"
-CFFI_MODULE = "extensions._lock_cffi"
+CYTHON_MODULE = "gilbench.extensions._lock_cy"
+CFFI_MODULE = "gilbench.extensions._lock_cffi"
 C_KINDS = {"none": "LK_NONE", "mutex": "LK_MUTEX",
            "recursive": "LK_RECURSIVE", "spin": "LK_SPIN",
            "pshared": "LK_PSHARED", "broken": "LK_BROKEN"}

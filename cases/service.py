@@ -51,7 +51,7 @@ import time
 import traceback
 from itertools import repeat
 
-from harness.api import (CUSTOM, Axis, CaseSpec, Unavailable,
+from gilbench.api import (CUSTOM, Axis, CaseSpec, Unavailable,
                          die_with_parent, pinning, record, recorded, table,
                          throughput)
 
@@ -61,8 +61,8 @@ except ImportError:  # Python 2.7: pyperf's is time.time, system-wide too
     from pyperf import perf_counter
 
 FAMILY = "service"
-CYTHON_MODULE = "extensions._service_cy"
-CFFI_MODULE = "extensions._service_cffi"
+CYTHON_MODULE = "gilbench.extensions._service_cy"
+CFFI_MODULE = "gilbench.extensions._service_cffi"
 HOST = "127.0.0.1"  # loopback only; tests point it elsewhere to fail a bind
 NODE_BITS = 8
 SEQ_BITS = 14

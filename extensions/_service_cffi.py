@@ -5,7 +5,7 @@ file on import, so this runs only for an interpreter without that build: it
 turns the bare "No module named" into the reason, e.g. on free-threaded 3.13,
 where cffi does not exist (see extensions/flavour.py).
 """
-from extensions import flavour
+from gilbench.extensions import flavour
 
 raise ImportError(flavour.cffi_unsupported()
                   or "no build for %s in this tree" % flavour.name())

@@ -2,7 +2,7 @@
 
 ``family_ffi("gil")`` declares ``extensions/gil.h`` with ``cdef()`` -- the
 real header, minus preprocessor lines, which cdef cannot parse -- and
-compiles ``extensions/gil.c`` into ``extensions._gil_cffi``, so the C stays
+compiles ``extensions/gil.c`` into ``gilbench.extensions._gil_cffi``, so the C stays
 the single source of truth for the Cython and the cffi wrapper.  Each
 family's ``_<family>_cffi_build.py`` is the ``cffi_modules`` entry point.
 """
@@ -27,7 +27,7 @@ def family_ffi(family):
     ffi.cdef(header_declarations(os.path.join(HERE, family + ".h")))
     # Paths relative to setup.py's directory, where setuptools runs this.
     ffi.set_source(
-        "extensions._%s_cffi" % family,
+        "gilbench.extensions._%s_cffi" % family,  # the installed name
         '#include "%s.h"' % family,
         sources=["extensions/%s.c" % family],
         include_dirs=["extensions"],

@@ -34,7 +34,7 @@ def sleep(task_ms):
 
 
 def native(task_ms):
-    from extensions import _executor_cy
+    from gilbench.extensions import _executor_cy
     return _executor_cy.kernel(SEED, task_ms * KERNEL_STEPS_PER_MS)
 
 

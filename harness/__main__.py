@@ -1,6 +1,6 @@
-"""Entry point: ``python -m harness``."""
+"""Entry point: ``python -m gilbench``."""
 import sys
 
-from harness.cli import main
+from gilbench.cli import main
 
 sys.exit(main())

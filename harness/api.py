@@ -2,21 +2,21 @@
 
 ::
 
-    from harness.api import (Axis, CaseSpec, Unavailable, record, table,
+    from gilbench.api import (Axis, CaseSpec, Unavailable, record, table,
                              ratio, speedup, throughput, value, crossover,
                              worker_index)
 
 See README.rst, "Adding a case", for one example per driver.
 """
-from harness.axes import Axis, counts, processes, threads
-from harness.drivers import CUSTOM, PROCESSES, THREADS
-from harness.lifelines import die_with_parent
-from harness.metrics import TreeCpuClock
-from harness.pinning import current as pinning
-from harness.record import record
-from harness.registry import CaseSpec, Unavailable
-from harness.workerindex import worker_index
-from harness.tables import (crossover, ratio, recorded, speedup, table,
+from gilbench.axes import Axis, counts, processes, threads
+from gilbench.drivers import CUSTOM, PROCESSES, THREADS
+from gilbench.lifelines import die_with_parent
+from gilbench.metrics import TreeCpuClock
+from gilbench.pinning import current as pinning
+from gilbench.record import record
+from gilbench.registry import CaseSpec, Unavailable
+from gilbench.workerindex import worker_index
+from gilbench.tables import (crossover, ratio, recorded, speedup, table,
                             throughput, value)
 
 __all__ = [

@@ -9,7 +9,7 @@ has its default values and a smaller ``quick`` set (``run --quick``).  A
 import math
 import re
 
-from harness.errors import UsageError
+from gilbench.errors import UsageError
 
 # Values appear in benchmark names and metadata: keep them plain.
 _STRING_VALUE = re.compile(r"^[A-Za-z0-9_.+-]+$")

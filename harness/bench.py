@@ -1,6 +1,6 @@
 """The pyperf program: registers one benchmark and lets pyperf run it.
 
-``python -m harness run`` starts this once per benchmark (so a crash or a
+``gilbench run`` starts this once per benchmark (so a crash or a
 hang costs only that benchmark); pyperf then re-runs it as its workers with
 ``--worker``, and ``add_cmdline_args`` forwards the harness options to them.
 
@@ -19,9 +19,9 @@ import sys
 
 import pyperf
 
-from harness import (drivers, gilguard, lifelines, metrics, pinning, record,
+from gilbench import (drivers, gilguard, lifelines, metrics, pinning, record,
                      registry)
-from harness.errors import UsageError
+from gilbench.errors import UsageError
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
 # these keep the default run of all families within 6 minutes per
@@ -38,7 +38,7 @@ EXIT_REFUSED = 3
 
 
 class HarnessRunner(pyperf.Runner):
-    """A Runner that points harness.record at the run being measured.
+    """A Runner that points gilbench.record at the run being measured.
 
     pyperf offers no public way for a time function to add per-run metadata;
     the task's metadata dict is copied into the Run after the last value, so
@@ -77,7 +77,7 @@ def make_runner():
         values=DEFAULT_VALUES,
         warmups=DEFAULT_WARMUPS,
         min_time=DEFAULT_MIN_TIME,
-        program_args=("-m", "harness", "bench"),
+        program_args=("-m", "gilbench", "bench"),
         add_cmdline_args=_forward_harness_options)
     parser = runner.argparser
     parser.add_argument("--bench-case", required=True,
@@ -197,5 +197,5 @@ def check_pyperf_options(options):
                if getattr(given, name, None) != getattr(defaults, name, None)]
     if changed:
         raise UsageError("option --%s is set by the harness itself; see "
-                         "python -m harness run --help"
+                         "gilbench run --help"
                          % changed[0].replace("_", "-"))

@@ -1,4 +1,4 @@
-"""One benchmark's pyperf program (``python -m harness bench``), run as a
+"""One benchmark's pyperf program (``python -m gilbench bench``), run as a
 child of ``run``: its command line, its limits, waiting for it, and why it
 produced no value.
 
@@ -18,10 +18,9 @@ import subprocess
 import sys
 import time
 
-from harness import lifelines, registry
-from harness.signals import signal_name
+from gilbench import lifelines, registry
+from gilbench.signals import signal_name
 
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # ``--quick`` sizing, unless pyperf sizing options are given: one process
 # fewer, two values of >= 20 ms.  The quick profile is for a first look and
 # CI, not for publishing.
@@ -42,7 +41,7 @@ def sizing_options(args, pyperf_options, spec=None):
 
 
 def command(bench, args, pyperf_options, output, status):
-    cmd = [sys.executable, "-m", "harness", "bench",
+    cmd = [sys.executable, "-m", "gilbench", "bench",
            "--bench-case", bench.spec.base_name,
            "--bench-params", registry.encode_params(bench.params),
            "--status", status, "--output", output]
@@ -62,13 +61,6 @@ def command(bench, args, pyperf_options, output, status):
         cmd.append("--quiet")
     return (cmd + sizing_options(args, pyperf_options, bench.spec)
             + list(pyperf_options))
-
-
-def _env():
-    env = dict(os.environ)
-    path = env.get("PYTHONPATH")
-    env["PYTHONPATH"] = PROJECT_ROOT + (os.pathsep + path if path else "")
-    return env
 
 
 def _preexec(memory_limit_mb):
@@ -164,7 +156,7 @@ def run_one(bench, args, pyperf_options, journal, index, echo=True):
     with open(stderr_path, "w") as stderr:
         process = subprocess.Popen(
             command(bench, args, pyperf_options, output, status),
-            stdout=stderr, stderr=subprocess.STDOUT, env=_env(),
+            stdout=stderr, stderr=subprocess.STDOUT,
             preexec_fn=_preexec(args.memory_limit))
         code = _wait(process, args.timeout)
     lifelines.reap_orphans()  # e.g. a process the case forked and left

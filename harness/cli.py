@@ -1,4 +1,4 @@
-"""Command line: ``python -m harness {run,list,report} ...``.
+"""Command line: ``gilbench {run,list,report} ...``.
 
 Every user-facing error is a UsageError, printed as one line with exit
 code 2 by :func:`main`.
@@ -8,10 +8,10 @@ from __future__ import print_function
 import argparse
 import sys
 
-from harness.errors import UsageError, exit_with_usage_error
+from gilbench.errors import UsageError, exit_with_usage_error
 
 COMMANDS = ("run", "list", "report", "compare")
-USAGE = """usage: python -m harness COMMAND [options]
+USAGE = """usage: gilbench COMMAND [options]
 
 commands:
   run     run the selected cases under pyperf into one result JSON
@@ -21,7 +21,7 @@ commands:
   compare changes between two sets of result JSON, and whether they are
           significant (Python >= 3.9)
 
-python -m harness COMMAND --help shows a command's options."""
+gilbench COMMAND --help shows a command's options."""
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -68,7 +68,7 @@ def parse_params(args):
 
 def run_parser():
     parser = OneLineErrorParser(
-        prog="python -m harness run",
+        prog="gilbench run",
         description="Run cases under pyperf. Options not listed here are "
         "passed to pyperf (e.g. --fast, --rigorous, -p 5, --affinity 1).")
     _add_selection_options(parser)
@@ -107,7 +107,7 @@ def default_memory_limit():
 
 
 def cmd_run(argv):
-    from harness import run
+    from gilbench import run
     args, pyperf_options = run_parser().parse_known_args(argv)
     if not args.timeout > 0:  # also refuses NaN
         raise UsageError("--timeout must be positive")
@@ -120,8 +120,8 @@ def cmd_run(argv):
 
 
 def cmd_list(argv):
-    from harness import listing
-    parser = OneLineErrorParser(prog="python -m harness list",
+    from gilbench import listing
+    parser = OneLineErrorParser(prog="gilbench list",
                                 description="List the registered cases.")
     _add_selection_options(parser)
     parser.add_argument("--json", action="store_true",
@@ -137,7 +137,7 @@ def cmd_report(argv):
     if sys.version_info < (3, 9):
         raise UsageError("report needs Python >= 3.9 (this is %d.%d); use "
                          "tox -e report" % sys.version_info[:2])
-    from harness.report import cli as report_cli
+    from gilbench.report import cli as report_cli
     return report_cli.main(argv)
 
 
@@ -145,12 +145,12 @@ def cmd_compare(argv):
     if sys.version_info < (3, 9):
         raise UsageError("compare needs Python >= 3.9 (this is %d.%d); use "
                          "tox -e report" % sys.version_info[:2])
-    from harness.report import compare
+    from gilbench.report import compare
     return compare.main(argv)
 
 
 def cmd_bench(argv):
-    from harness import bench
+    from gilbench import bench
     return bench.main(argv)
 
 

@@ -1,15 +1,15 @@
 """The three ways a case is driven, and what a value means under each.
 
 * ``threads``: ``work(loops)`` in N threads of one process
-  (:mod:`harness.fanout`);
-* ``processes``: ``work(loops)`` in N worker processes (:mod:`harness.procs`);
+  (:mod:`gilbench.fanout`);
+* ``processes``: ``work(loops)`` in N worker processes (:mod:`gilbench.procs`);
 * ``custom``: the case's own ``time_it(loops) -> seconds`` (executor phases,
   a server with its clients), timed as it says.
 
 :func:`make_timer` turns what a spec's prepare() returned into the
 ``timer(loops) -> (seconds, cpu_utilisation)`` the pyperf program calls.
 """
-from harness import axes
+from gilbench import axes
 
 THREADS = "threads"
 PROCESSES = "processes"
@@ -66,10 +66,10 @@ class Timer(object):
 def make_timer(bench, prepared, pin, spawn_source):
     """Bind what ``bench.spec.prepare()`` returned to its driver.
 
-    ``pin``: a :class:`harness.pinning.Pinning` or None; ``spawn_source``:
+    ``pin``: a :class:`gilbench.pinning.Pinning` or None; ``spawn_source``:
     (case modules, case name, params) for workers that must be spawned.
     """
-    from harness import fanout, metrics, procs
+    from gilbench import fanout, metrics, procs
     driver = bench.spec.driver
     closers = [prepared.close] if hasattr(prepared, "close") else []
     if driver == THREADS:

@@ -7,8 +7,8 @@ timed.  Python 2.7 has no threading.Barrier, hence the small gate.
 """
 import threading
 
-from harness.metrics import process_cpu_seconds
-from harness.workerindex import set_index
+from gilbench.metrics import process_cpu_seconds
+from gilbench.workerindex import set_index
 
 try:
     from time import perf_counter
@@ -55,7 +55,7 @@ class FanOutResult(object):
 def run_threads(work, nthreads, loops, pin=None):
     """Call ``work(loops)`` in ``nthreads`` threads; return a FanOutResult.
 
-    ``pin`` (a harness.pinning.Pinning): each thread pins itself to its CPU
+    ``pin`` (a gilbench.pinning.Pinning): each thread pins itself to its CPU
     before it parks.  An exception in any thread (pinning included) is
     re-raised here after all have finished.
     """

@@ -22,7 +22,7 @@ import os
 import re
 import shutil
 
-from harness.errors import UsageError
+from gilbench.errors import UsageError
 
 JOURNAL_FORMAT = 1
 _ENTRY = re.compile(r"^(\d{4,})\.entry\.json$")

@@ -1,4 +1,4 @@
-"""``python -m harness list``: the registry as text or JSON.
+"""``gilbench list``: the registry as text or JSON.
 
 The JSON (``--json``) is for tools and tests; its shape is stable: a
 ``gilbench_format`` number and a ``cases`` list, each case with its name
@@ -8,8 +8,8 @@ makes of it, and which of them cannot run here and why.
 """
 import json
 
-from harness import registry, resultformat
-from harness.run import availability
+from gilbench import registry, resultformat
+from gilbench.run import availability
 
 
 def _selected(args):

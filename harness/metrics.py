@@ -4,7 +4,7 @@ import time
 
 import psutil
 
-from harness import gilguard
+from gilbench import gilguard
 
 _PROCESS = psutil.Process()
 

@@ -1,12 +1,12 @@
-"""Finding and importing case modules (the built-in ``cases`` package, a
-dotted module name, or a ``.py`` file named by path)."""
+"""Finding and importing case modules (the built-in ``gilbench.cases``
+package, a dotted module name, or a ``.py`` file named by path)."""
 import importlib
 import os
 import pkgutil
 import re
 import sys
 
-from harness.errors import UsageError
+from gilbench.errors import UsageError
 
 
 def _import_path(path):
@@ -34,6 +34,14 @@ def _import_path(path):
     return module
 
 
+def _search_working_directory():
+    """A dotted name resolves from the working directory, as under
+    ``python -m``: the ``gilbench`` console script's sys.path starts with
+    its own bin directory instead."""
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
 def import_module(name):
     """Import a dotted name or a ``.py`` path; UsageError when impossible."""
     is_path = name.endswith(".py") or os.sep in name
@@ -42,6 +50,7 @@ def import_module(name):
     try:
         if is_path:
             return _import_path(name)
+        _search_working_directory()
         return importlib.import_module(name)
     except Exception as exc:  # a user's module may raise anything
         raise UsageError("cannot import case module %r: %s: %s"
@@ -49,7 +58,8 @@ def import_module(name):
 
 
 def default_module_names():
-    """Every public module of the ``cases`` package, sorted by name."""
-    import cases
+    """Every public module of the ``gilbench.cases`` package, by name."""
+    from gilbench import cases
     names = [info[1] for info in pkgutil.iter_modules(cases.__path__)]
-    return ["cases." + n for n in sorted(names) if not n.startswith("_")]
+    return [cases.__name__ + "." + n for n in sorted(names)
+            if not n.startswith("_")]

@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 
-from harness.registry import Unavailable
+from gilbench.registry import Unavailable
 
 _current = [None]
 

@@ -21,10 +21,10 @@ import signal
 import time
 import traceback
 
-from harness.lifelines import die_with_parent
-from harness.metrics import process_cpu_seconds
-from harness.signals import signal_name
-from harness.workerindex import set_index
+from gilbench.lifelines import die_with_parent
+from gilbench.metrics import process_cpu_seconds
+from gilbench.signals import signal_name
+from gilbench.workerindex import set_index
 
 try:
     from time import perf_counter
@@ -87,7 +87,7 @@ class _SpawnedWork(object):
         self.params = params
 
     def __call__(self):
-        from harness import registry
+        from gilbench import registry
         spec, _ = registry.find_spec(self.module_names, self.base_name)
         return spec.prepare(dict(self.params))
 

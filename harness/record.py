@@ -6,7 +6,7 @@ beside ``cpu_utilisation``.  Keys are checked like axis names, values must
 be int, float or a one-line str (pyperf's metadata rules).  Outside a
 benchmark (a test calling the case directly) it only checks its input.
 """
-from harness.errors import UsageError
+from gilbench.errors import UsageError
 
 _sink = [None]  # the metadata dict of the run being measured, if any
 

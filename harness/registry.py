@@ -6,7 +6,7 @@ module named with ``--module``) defines:
 ``CASES``
     a list of :class:`CaseSpec`, in the order they should run;
 ``TABLES`` (optional)
-    a list of :func:`harness.tables.table` declarations; they travel in
+    a list of :func:`gilbench.tables.table` declarations; they travel in
     the result JSON's metadata, so the renderer needs no edit for a new
     family.
 
@@ -28,10 +28,10 @@ import fnmatch
 import json
 from collections import OrderedDict
 
-from harness import axes as axes_module
-from harness import drivers, modules, resultformat
-from harness.errors import UsageError
-from harness.tables import named_dimensions
+from gilbench import axes as axes_module
+from gilbench import drivers, modules, resultformat
+from gilbench.errors import UsageError
+from gilbench.tables import named_dimensions
 
 # Metadata keys an axis may not take: pyperf's own and gilbench's.
 RESERVED_KEYS = frozenset(resultformat.NAME_PARTS + (
@@ -65,7 +65,7 @@ class CaseSpec(object):
       utilisation is then the process tree's CPU over the whole call
       divided by those seconds, so a case that does untimed work inside
       the call returns ``(seconds, cpu_seconds)`` with the CPU of its
-      timed windows instead (``harness.api.TreeCpuClock`` measures it).
+      timed windows instead (``gilbench.api.TreeCpuClock`` measures it).
 
     What prepare() returns may have a ``close()``, called when the worker
     is done.  ``check(params)`` (optional, cheap: imports, platform tests)
@@ -166,7 +166,7 @@ class Benchmark(object):
                                        for form in forms)
 
     def metadata(self):
-        """Benchmark-level metadata (see harness.resultformat)."""
+        """Benchmark-level metadata (see gilbench.resultformat)."""
         spec, params = self.spec, self.params
         metadata = {
             resultformat.FORMAT_KEY: resultformat.FORMAT_VERSION,
@@ -269,7 +269,7 @@ def _check_tables(module_name, specs, tables):
     for declared in tables:
         if not isinstance(declared, dict) or "cell" not in declared:
             raise UsageError("case module %r: TABLES must hold "
-                             "harness.api.table(...) declarations"
+                             "gilbench.api.table(...) declarations"
                              % module_name)
         unknown = sorted(set(named_dimensions(declared)) - known)
         if unknown:
@@ -294,7 +294,7 @@ def _check_params(found, selection):
         text = selection.params[name]
         having = [spec.axis(name) for spec, _ in found if spec.axis(name)]
         if not having:
-            raise UsageError("unknown axis %r in --param (python -m harness "
+            raise UsageError("unknown axis %r in --param (python -m gilbench "
                              "list --json shows every case's axes)" % name)
         for value in having[0].parse(text):
             if not any(axis.declares(value) for axis in having):
@@ -328,7 +328,7 @@ def select(benchmarks, patterns, selection=None):
         if not any(b.matches(pattern) for b in benchmarks):
             profile = (" in the quick profile" if selection and
                        selection.quick else "")
-            raise UsageError("unknown case %r%s (python -m harness list "
+            raise UsageError("unknown case %r%s (gilbench list "
                              "shows the registered ones)" % (pattern,
                                                              profile))
     return [b for b in benchmarks if any(b.matches(p) for p in patterns)]

@@ -22,13 +22,13 @@ one key per axis, e.g. ``threads`` (int), ``kind`` (str), ``cs_ns`` (int)
 ``value_means``, ``description``
     what one value is (e.g. wall seconds per loop), and the case in words.
 ``gilbench_tables``
-    JSON list of the family's table declarations (``harness.tables``).
+    JSON list of the family's table declarations (``gilbench.tables``).
 
 Per run (pyperf worker) it adds ``cpu_utilisation`` (CPU seconds of the
 process, or process tree, over the timed window / wall seconds),
 ``cpus_usable``, ``cpu_affinity_effective``, ``python_gil``,
 ``py_gil_disabled_build``, ``pinned_cpus`` (with ``--pin-threads``) and
-whatever the case records with ``harness.api.record``.
+whatever the case records with ``gilbench.api.record``.
 
 A benchmark that produced no value is listed in the file's
 ``gilbench_missing`` metadata (stored once, as pyperf hoists metadata
@@ -38,7 +38,7 @@ common to all benchmarks): a JSON list of ``{"name", "reason",
 so the report places the reason in the right cell without parsing names.
 
 Nothing ever parses a benchmark name; names are for people (see
-``harness.registry``).
+``gilbench.registry``).
 """
 
 FORMAT_VERSION = 2

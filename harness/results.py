@@ -14,9 +14,9 @@ import sys
 
 import pyperf
 
-from harness import gilguard
-from harness.errors import UsageError
-from harness.resultformat import MISSING_KEY
+from gilbench import gilguard
+from gilbench.errors import UsageError
+from gilbench.resultformat import MISSING_KEY
 
 
 def default_output():

@@ -1,10 +1,10 @@
-"""``python -m harness run``: every selected benchmark in its own pyperf
+"""``gilbench run``: every selected benchmark in its own pyperf
 program, kept in a journal as it finishes, then one result file.
 
-Each benchmark gets a child process (:mod:`harness.child`), so a case that
+Each benchmark gets a child process (:mod:`gilbench.child`), so a case that
 raises, crashes or hangs costs only its own result: it is recorded as
 "failed: ..." or "hung: ..." and the others are still written.  Each
-finished benchmark is committed to the journal (:mod:`harness.journal`)
+finished benchmark is committed to the journal (:mod:`gilbench.journal`)
 at once, so a run killed at any moment loses nothing that had finished;
 ``--resume`` runs the rest.
 """
@@ -14,11 +14,11 @@ import signal
 import sys
 import time
 
-from harness import bench as bench_program
-from harness import (child, gilguard, journal, lifelines, progress, registry,
+from gilbench import bench as bench_program
+from gilbench import (child, gilguard, journal, lifelines, progress, registry,
                      results, timing)
-from harness.errors import UsageError
-from harness.registry import Unavailable
+from gilbench.errors import UsageError
+from gilbench.registry import Unavailable
 
 class Terminated(Exception):
     """SIGTERM, turned into an exception so the run can stop cleanly."""

@@ -2,7 +2,7 @@
 
 A case module lists them in ``TABLES``; they travel, as JSON, in the
 ``gilbench_tables`` metadata of every benchmark of the family, so the
-renderer (``harness.report``) draws a new family without an edit.  These
+renderer (``gilbench.report``) draws a new family without an edit.  These
 constructors only build and check plain dicts (worker side: Python 2.7
 compatible); the report side interprets them.
 
@@ -16,7 +16,7 @@ list: any of them).  A
 dimension that a table does not mention (and its cell does not consume) is
 added to ``per``, so two benchmarks never compete for one cell.
 """
-from harness.errors import UsageError
+from gilbench.errors import UsageError
 
 INTERPRETER = "interpreter"
 CELL_KINDS = ("value", "ratio", "speedup", "throughput", "crossover",
@@ -58,7 +58,7 @@ def throughput(unit="ops"):
 
 
 def recorded(key, unit=""):
-    """A number the case recorded per run with ``harness.api.record`` (peak
+    """A number the case recorded per run with ``gilbench.api.record`` (peak
     memory, per-role throughput, errors...): its mean over the measured
     runs, with ``unit`` after it; "n/a: not recorded" where absent."""
     return {"kind": "recorded", "key": key, "unit": unit}

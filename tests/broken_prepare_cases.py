@@ -4,7 +4,7 @@ ordinary exception (a bug in the case, not Unavailable) next to a good one.
 The harness promises that a case that raises costs only its own result, so
 the good benchmark must still be written.
 """
-from harness.api import CaseSpec
+from gilbench.api import CaseSpec
 
 PREPARE_ERROR = "prepare blew up"
 

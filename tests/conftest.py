@@ -8,7 +8,7 @@ from helpers import run_harness
 
 @pytest.fixture
 def harness():
-    """``harness("run", ...)`` runs ``python -m harness run ...`` in the
+    """``harness("run", ...)`` runs ``python -m gilbench run ...`` in the
     project root and returns a Completed (code, stdout, stderr)."""
     return run_harness
 

@@ -2,14 +2,14 @@
 way a case can go wrong (raise, crash, hang, be unavailable).
 
 Loaded by path (``--module tests/crashing_cases.py``) in the harness parent,
-in every ``python -m harness bench`` child and in their pyperf workers, so it
-imports only the standard library and harness.registry.
+in every ``python -m gilbench bench`` child and in their pyperf workers, so it
+imports only the standard library and gilbench.registry.
 """
 import os
 import signal
 import time
 
-from harness.api import CaseSpec, Unavailable
+from gilbench.api import CaseSpec, Unavailable
 
 FAMILY = "crash"
 UNAVAILABLE_REASON = "no gadget on this machine"

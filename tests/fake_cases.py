@@ -1,7 +1,7 @@
 """A tiny case family for tests/test_registry.py: pure-Python prepare
 functions, one unavailable spec (its check() refuses) and a TABLES
 declaration."""
-from harness.api import CaseSpec, Unavailable, ratio, table
+from gilbench.api import CaseSpec, Unavailable, ratio, table
 
 FAMILY = "fake"
 UNAVAILABLE_REASON = "no widget here"

@@ -10,13 +10,13 @@ its own result.
 * ``fault.gil_deadlock``: blocks forever in C while holding the GIL;
 * ``fault.hog``: allocates until the address-space limit stops it.
 
-Loaded by path; standard library and harness.api only.
+Loaded by path; standard library and gilbench.api only.
 """
 import os
 import threading
 import time
 
-from harness.api import CaseSpec
+from gilbench.api import CaseSpec
 
 FAMILY = "fault"
 MARKER = "gilbench-fault-orphan"

@@ -3,7 +3,9 @@
 Every ``run`` must name its output with ``-o``: without it the harness writes
 results/<python>.json in the project, which the tests must never touch.
 """
+import ast
 import os
+import shutil
 import subprocess
 import sys
 
@@ -32,6 +34,31 @@ class Completed(object):
         return [line for line in self.stderr.splitlines() if line.strip()]
 
 
+def package_dirs():
+    """setup.py's PACKAGE_DIRS: installed package -> repository directory."""
+    with open(os.path.join(ROOT, "setup.py")) as stream:
+        tree = ast.parse(stream.read())
+    for node in tree.body:
+        if (isinstance(node, ast.Assign)
+                and [t.id for t in node.targets] == ["PACKAGE_DIRS"]):
+            return ast.literal_eval(node.value)
+    raise AssertionError("setup.py defines no PACKAGE_DIRS")
+
+
+def unbuilt_package(destination):
+    """Copy the project's Python sources into ``destination/gilbench`` as
+    an install lays them out, without any built module: a gilbench that an
+    interpreter without an install imports through PYTHONPATH (and whose
+    native cases are "not built").  Returns ``destination``."""
+    ignore = shutil.ignore_patterns("*.so", "*.pyc", "__pycache__")
+    # Parents first: copytree makes the directory a child package goes in.
+    for package, directory in sorted(package_dirs().items()):
+        shutil.copytree(os.path.join(ROOT, directory),
+                        os.path.join(str(destination), *package.split(".")),
+                        ignore=ignore)
+    return destination
+
+
 def run_module(module, args, timeout=150):
     """``python -m module args...`` from the project root; a Completed."""
     args = [str(a) for a in args]
@@ -44,14 +71,14 @@ def run_module(module, args, timeout=150):
 
 
 def run_harness(*args, **kwargs):
-    """``python -m harness args...``; refuses a ``run`` without ``-o``."""
+    """``python -m gilbench args...``; refuses a ``run`` without ``-o``."""
     args = [str(a) for a in args]
     if args and args[0] == "run" and not any(
             a in ("-o", "--output") or a.startswith("--output=")
             for a in args):
         raise AssertionError("test bug: 'run' without -o would write into "
                              "results/")
-    return run_module("harness", args, **kwargs)
+    return run_module("gilbench", args, **kwargs)
 
 
 def assert_one_line_usage_error(result):
@@ -73,7 +100,7 @@ THREADS_AXIS = {"name": "threads", "unit": "threads", "log": False}
 
 def gil_tables():
     """The GIL family's declarations, as cases/gil.py declares them."""
-    from harness.tables import ratio, table
+    from gilbench.tables import ratio, table
     return [
         table("nogil/gil slowdown", rows="threads", per=["case", "backend"],
               cell=ratio(over="variant", numerator="nogil",
@@ -117,7 +144,7 @@ def display_name(dimensions):
 def benchmark_metadata(dimensions, axes=None, tables=None, name=None,
                        ops_per_loop=None, concurrency=None, driver="threads",
                        extra=None):
-    """The benchmark-level metadata ``python -m harness run`` writes.
+    """The benchmark-level metadata ``python -m gilbench run`` writes.
 
     ``axes`` defaults to one {"name", "unit", "log"} per non-name-part
     dimension (threads with unit "threads", others unit-less); ``tables``
@@ -126,7 +153,7 @@ def benchmark_metadata(dimensions, axes=None, tables=None, name=None,
     """
     import json
 
-    from harness.resultformat import (AXES_KEY, FORMAT_KEY, FORMAT_VERSION,
+    from gilbench.resultformat import (AXES_KEY, FORMAT_KEY, FORMAT_VERSION,
                                       TABLES_KEY)
     if axes is None:
         axes = [THREADS_AXIS if k == "threads"
@@ -167,7 +194,7 @@ def run_metadata(python_version, implementation="cpython", cpus_usable=2,
     """Per-run metadata: interpreter, CPUs, and the file's missing list."""
     import json
 
-    from harness.resultformat import MISSING_KEY
+    from gilbench.resultformat import MISSING_KEY
     metadata = {"cpus_usable": cpus_usable,
                 "python_implementation": implementation,
                 "python_version": python_version + " (64-bit)"}
@@ -250,7 +277,7 @@ def matrix_tables():
     """Declarations beyond the GIL family's: a log axis (work_ns), a
     speedup over threads (the ideal line), a throughput, and categorical
     rows (grouped bars)."""
-    from harness.tables import ratio, speedup, table, throughput
+    from gilbench.tables import ratio, speedup, table, throughput
     return {
         "work": [
             table("nogil/gil vs work", rows="work_ns", per=["threads"],
@@ -287,7 +314,7 @@ def matrix_benchmarks(index, slower=1.0, missing_cffi=False):
             for threads in (1, 2, 3, 4):
                 d = gil(case, variant, backend, threads)
                 if missing_cffi and backend == "cffi":
-                    missing.append((d, "n/a: extensions._gil_cffi not "
+                    missing.append((d, "n/a: gilbench.extensions._gil_cffi not "
                                     "built (No module named cffi)"))
                     continue
                 factor = (1.2 + 0.3 * index) ** (threads ** 0.5) \
@@ -318,7 +345,7 @@ def matrix_benchmarks(index, slower=1.0, missing_cffi=False):
 def write_matrix(directory, interpreters=None, host=None, slower=1.0,
                  cpu_model="Synthetic CPU @ 3.0GHz", cpu_count=8):
     """One result file per interpreter of MATRIX_INTERPRETERS (or the
-    given subset of stems), as ``python -m harness run`` would write
+    given subset of stems), as ``python -m gilbench run`` would write
     them; returns their paths."""
     paths = []
     for index, (stem, version, impl, extra) in enumerate(

@@ -11,13 +11,13 @@
   itself with SIGSEGV, or sleeps forever (the run's timeout ends it).
 
 Loaded by path in the harness, its children and their workers: standard
-library and harness.api only.
+library and gilbench.api only.
 """
 import os
 import signal
 import time
 
-from harness.api import (PROCESSES, CUSTOM, Axis, CaseSpec, record, table,
+from gilbench.api import (PROCESSES, CUSTOM, Axis, CaseSpec, record, table,
                          throughput, value, worker_index)
 
 FAMILY = "model"

@@ -1,4 +1,4 @@
-"""Report side (Python >= 3.9): ``python -m harness compare BASE CHANGED``
+"""Report side (Python >= 3.9): ``python -m gilbench compare BASE CHANGED``
 -- pairing by metadata, pyperf's significance, geometric means, formats,
 --fail-above, and bad input."""
 import sys
@@ -14,7 +14,7 @@ if sys.version_info < (3, 9):
 
 pytest.importorskip("jinja2")
 
-from harness.report import compare, render  # noqa: E402
+from gilbench.report import compare, render  # noqa: E402
 
 
 @pytest.fixture(scope="module")

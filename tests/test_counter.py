@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-_gil_cy = pytest.importorskip("extensions._gil_cy",
+_gil_cy = pytest.importorskip("gilbench.extensions._gil_cy",
                               reason="Cython extension not built")
 
 NTHREADS = 4
@@ -51,7 +51,7 @@ def test_locked_increment_nogil_is_exact_across_threads():
 
 
 def test_cffi_locked_increment_shares_the_counter():
-    _gil_cffi = pytest.importorskip("extensions._gil_cffi",
+    _gil_cffi = pytest.importorskip("gilbench.extensions._gil_cffi",
                                     reason="cffi extension not built")
     lib = _gil_cffi.lib
     lib.gb_counter_reset()

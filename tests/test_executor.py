@@ -11,12 +11,12 @@ import uuid
 import psutil
 import pytest
 
-from harness import record as record_module
-from harness.registry import Unavailable
+from gilbench import record as record_module
+from gilbench.registry import Unavailable
 from helpers import MINIMAL_PYPERF, ROOT
 
-executor = pytest.importorskip("cases.executor")
-tasks = pytest.importorskip("extensions.executor")
+executor = pytest.importorskip("gilbench.cases.executor")
+tasks = pytest.importorskip("gilbench.extensions.executor")
 
 
 def params(method, workload="trivial", phase="warm", workers=None,
@@ -170,7 +170,7 @@ def _marked(marker):
 
 def _harness(marker, *args, **kwargs):
     env = dict(os.environ, GILBENCH_EXECUTOR_TEST=marker)
-    return subprocess.run([sys.executable, "-m", "harness"] + list(args),
+    return subprocess.run([sys.executable, "-m", "gilbench"] + list(args),
                           cwd=ROOT, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True,
                           timeout=kwargs.get("timeout", 300))
@@ -201,7 +201,7 @@ HANGING = textwrap.dedent('''
     """A case that starts pools, then hangs inside its timed function."""
     import time
     from cases import executor
-    from harness.api import CUSTOM, Axis, CaseSpec
+    from gilbench.api import CUSTOM, Axis, CaseSpec
 
     def prepare(params):
         pools = [executor.make_executor(m, 2) for m in METHODS]

@@ -1,4 +1,4 @@
-"""Free-threaded CPython: harness.gilguard catches an import that enables
+"""Free-threaded CPython: gilbench.gilguard catches an import that enables
 the GIL, the project's Cython module keeps it off, and cffi's absence on
 3.13t is explained.
 
@@ -19,8 +19,8 @@ import textwrap
 
 import pytest
 
-from harness import gilguard
-from helpers import ROOT
+from gilbench import gilguard
+from helpers import ROOT, unbuilt_package
 
 FREE_THREADED_NAMES = ("python3.13t", "python3.14t")
 PROBE_C = os.path.join(ROOT, "tests", "ft_ext", "ftprobe.c")
@@ -81,8 +81,9 @@ def compile_extension(python, cc, sources, output_base, flags=()):
 
 @pytest.fixture(scope="module")
 def probes(ft_python, cc, tmp_path_factory):
-    """A directory holding ftprobe_gil and ftprobe_nogil."""
-    directory = str(tmp_path_factory.mktemp("ftprobe"))
+    """A directory holding ftprobe_gil, ftprobe_nogil and gilbench's
+    sources (the free-threaded interpreter has no gilbench installed)."""
+    directory = str(unbuilt_package(tmp_path_factory.mktemp("ftprobe")))
     compile_extension(ft_python, cc, [PROBE_C],
                       os.path.join(directory, "ftprobe_gil"),
                       ["-DPROBE_NAME=ftprobe_gil"])
@@ -95,7 +96,7 @@ def probes(ft_python, cc, tmp_path_factory):
 # Run in the free-threaded interpreter: install the guard, import, report.
 REPORT = """
 import json, sys
-from harness import gilguard
+from gilbench import gilguard
 %(install)s
 %(imports)s
 print(json.dumps({"state": gilguard.state(),
@@ -111,7 +112,7 @@ def guarded(python, path, imports, env=None, install=True, options=(),
     environ = dict(os.environ)
     environ.pop("PYTHON_GIL", None)
     environ.update(env or {})
-    environ["PYTHONPATH"] = os.pathsep.join([path, ROOT])
+    environ["PYTHONPATH"] = path
     code = REPORT % {"install": "gilguard.install()" if install else "",
                      "imports": textwrap.dedent(imports), "files": files}
     process = subprocess.run([python] + list(options) + ["-c", code],
@@ -174,16 +175,15 @@ def test_gil_enabled_without_a_recorded_warning(ft_python, probes):
 
 @pytest.fixture(scope="module")
 def gil_cy_tree(ft_python, cc, tmp_path_factory):
-    """extensions/_gil_cy built for the free-threaded interpreter from the
-    project's .pyx (and its freethreading_compatible directive)."""
-    tree = tmp_path_factory.mktemp("gil_cy")
-    package = tree / "extensions"
-    package.mkdir()
-    shutil.copy(os.path.join(ROOT, "extensions", "__init__.py"),
-                str(package))
+    """gilbench.extensions._gil_cy built for the free-threaded interpreter
+    from the project's .pyx (and its freethreading_compatible directive),
+    in an unbuilt copy of gilbench."""
+    tree = unbuilt_package(tmp_path_factory.mktemp("gil_cy"))
+    package = tree / "gilbench" / "extensions"
     generated = str(tree / "_gil_cy.c")
     subprocess.run([sys.executable, "-m", "cython",
                     os.path.join(ROOT, "extensions", "_gil_cy.pyx"),
+                    "--module-name", "gilbench.extensions._gil_cy",
                     "-o", generated], check=True)
     compile_extension(ft_python, cc,
                       [generated, os.path.join(ROOT, "extensions", "gil.c")],
@@ -194,7 +194,7 @@ def gil_cy_tree(ft_python, cc, tmp_path_factory):
 
 def test_gil_cy_keeps_the_gil_disabled(ft_python, gil_cy_tree):
     report, stderr = guarded(ft_python, gil_cy_tree, """
-        import extensions._gil_cy as module
+        import gilbench.extensions._gil_cy as module
         module.trivial_gil()
         module.lock_nogil()
         """, files="[module.__file__]")
@@ -203,7 +203,7 @@ def test_gil_cy_keeps_the_gil_disabled(ft_python, gil_cy_tree):
     assert report["reason"] is None
 
 
-def test_cffi_absence_is_explained(ft_python):
+def test_cffi_absence_is_explained(ft_python, probes):
     """No cffi build exists for 3.13t; the import says why."""
     version = subprocess.check_output(
         [ft_python, "-c", "import sys; print(sys.version_info[:2])"],
@@ -212,20 +212,20 @@ def test_cffi_absence_is_explained(ft_python):
         pytest.skip("cffi 2 supports %s: nothing to explain" % ft_python)
     code = textwrap.dedent("""
         try:
-            import extensions._gil_cffi
+            import gilbench.extensions._gil_cffi
         except ImportError as exc:
             print(exc)
         """)
-    output = subprocess.check_output([ft_python, "-c", code], cwd=ROOT,
+    output = subprocess.check_output([ft_python, "-c", code], cwd=probes,
                                      universal_newlines=True)
     assert output.strip() == ("cffi does not support free-threaded "
                               "CPython 3.13")
 
 
-def test_flavour_names_the_free_threaded_build(ft_python):
+def test_flavour_names_the_free_threaded_build(ft_python, probes):
     output = subprocess.check_output(
-        [ft_python, "-c", "from extensions import flavour; "
-         "print(flavour.name())"], cwd=ROOT, universal_newlines=True)
+        [ft_python, "-c", "from gilbench.extensions import flavour; "
+         "print(flavour.name())"], cwd=probes, universal_newlines=True)
     assert output.strip().endswith("t")
     assert output.strip().startswith("cpython31")
 

@@ -5,7 +5,9 @@ because it was asked for.
 
 The harness needs pyperf and psutil, so the free-threaded interpreter gets
 a virtual environment with requirements-freethreaded.txt (from PyPI, as in
-the py313t tox env), made once for this module.
+the py313t tox env), made once for this module; gilbench itself comes
+uninstalled from the probes' directory (tests/test_packaging.py installs
+it).
 """
 import json
 import os
@@ -19,7 +21,7 @@ from test_free_threading import (  # noqa: F401  (fixtures)
 
 CASES = '''
 """Cases for tests/test_free_threading_run.py."""
-from harness.api import CaseSpec
+from gilbench.api import CaseSpec
 
 
 def _importing(module_name):
@@ -76,7 +78,7 @@ def run(python, probes, tmp_path, env=None):
     environ.update(env or {})
     environ["PYTHONPATH"] = probes
     process = subprocess.run(
-        [python, "-m", "harness", "run", "--module", str(cases), "-o",
+        [python, "-m", "gilbench", "run", "--module", str(cases), "-o",
          str(output)] + TINY, cwd=ROOT, env=environ, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
     return process, output

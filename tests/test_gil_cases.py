@@ -1,6 +1,6 @@
 """Every GIL-family case, once, through the real CLI on this interpreter.
 
-One ``python -m harness run`` (module-scoped) at threads 1 and 2.  Loops
+One ``python -m gilbench run`` (module-scoped) at threads 1 and 2.  Loops
 are calibrated by pyperf (no -l) with a 50 ms minimum per value so that the
 CPU utilisation of the timed region is measurable.
 """
@@ -9,7 +9,7 @@ import json
 import pyperf
 import pytest
 
-from harness import drivers, registry
+from gilbench import drivers, registry
 from helpers import run_harness, run_module
 
 THREADS = (1, 2)
@@ -19,7 +19,7 @@ REQUIRED_METADATA = ("family", "case", "variant", "backend", "threads",
 
 
 def registered_cases():
-    """Cases as `python -m harness list --json` gives them, all runnable."""
+    """Cases as `python -m gilbench list --json` gives them, all runnable."""
     listing = run_harness("list", "--json", "--threads", "1,2", "--case",
                           "gil.*")
     assert listing.code == 0, listing
@@ -145,7 +145,7 @@ def test_report_renders_the_real_result(gil_run, suite, tmp_path):
     out = tmp_path / "report.rst"
     result = run_harness("report", output, "-o", out)
     assert result.code == 0, result
-    from harness.report import render
+    from gilbench.report import render
     text = out.read_text(encoding="utf-8")
     assert render.rst_problems(text) == ""
     assert "nogil/gil slowdown: case=trivial, backend=cffi" in text

@@ -13,12 +13,12 @@ import threading
 
 import pytest
 
-from harness import fanout
-from harness import record as record_module
+from gilbench import fanout
+from gilbench import record as record_module
 from helpers import ROOT, run_harness
 
-grwl_case = pytest.importorskip("cases.grwl")
-_grwl_cy = pytest.importorskip("extensions._grwl_cy",
+grwl_case = pytest.importorskip("gilbench.cases.grwl")
+_grwl_cy = pytest.importorskip("gilbench.extensions._grwl_cy",
                                reason="Cython extension not built")
 
 LOCKING = ("gil", "grwl", "grwl_rp")
@@ -31,7 +31,7 @@ TIMEOUT = 60
 def backends():
     found = ["cython"]
     try:
-        import extensions._grwl_cffi  # noqa: F401
+        import gilbench.extensions._grwl_cffi  # noqa: F401
         found.append("cffi")
     except ImportError:
         pass
@@ -257,6 +257,6 @@ def test_through_the_cli_with_tables(tmp_path):
         rendered = run_harness("report", output, "-o", report)
         assert rendered.code == 0, rendered
     text = (tmp_path / "report.rst").read_text(encoding="utf-8")
-    from harness.report import render
+    from gilbench.report import render
     assert render.rst_problems(text) == ""
     assert "Reader/writer groups" in text

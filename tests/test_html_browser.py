@@ -127,7 +127,7 @@ return {plots: plots, refs: refs,
 def test_report_in_chromium(browser, report):
     import re
 
-    from harness.report import loader, pivot, plots
+    from gilbench.report import loader, pivot, plots
     directory, out = report
     browser.get("file://" + str(out))
     facts = browser.execute_script(PAGE_FACTS)

@@ -18,8 +18,8 @@ if sys.version_info < (3, 9):
 pytest.importorskip("jinja2")
 pytest.importorskip("matplotlib")
 
-from harness.report import loader, pivot, plots, render  # noqa: E402
-from harness.tables import ratio, table  # noqa: E402
+from gilbench.report import loader, pivot, plots, render  # noqa: E402
+from gilbench.tables import ratio, table  # noqa: E402
 
 NETWORK = re.compile(r"(?i)\b(?:https?|wss?|ftp):|(?<![\w/])//[\w.-]")
 ALLOWED_TAGS = {
@@ -138,7 +138,7 @@ def test_ratio_cells_are_shaded_with_a_legend(matrix_page):
 def test_flags_reasons_runs_and_toc(matrix_page):
     _, page = matrix_page
     assert '<abbr class="flag" title="noisy' in page
-    assert '<td class="na">n/a: extensions._gil_cffi not built' in page
+    assert '<td class="na">n/a: gilbench.extensions._gil_cffi not built' in page
     assert '<nav class="toc"' in page
     for family in ("gil", "pool", "work"):
         assert re.search(r'<li><a href="#f-\d+">%s</a>' % family, page)

@@ -153,7 +153,7 @@ def test_failure_reason_is_the_workers_own_words(tmp_path):
     that ignores ``loops`` cannot be calibrated, and the reason says so."""
     module = tmp_path / "ignores_loops_cases.py"
     module.write_text(
-        "from harness.api import CUSTOM, CaseSpec\n"
+        "from gilbench.api import CUSTOM, CaseSpec\n"
         "def prepare(params):\n"
         "    return lambda loops: 1e-9\n"
         "CASES = [CaseSpec('ig', 'const', 'v', 'python', prepare, 'd',\n"

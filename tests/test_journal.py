@@ -39,7 +39,7 @@ def _token(monkeypatch):
 def start_runner(output, *extra):
     env = dict(os.environ, GILBENCH_TEST_TOKEN=TOKEN)
     return subprocess.Popen(
-        [sys.executable, "-m", "harness"] + [str(a) for a in harness_args(
+        [sys.executable, "-m", "gilbench"] + [str(a) for a in harness_args(
             output, *extra)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         universal_newlines=True, env=env)

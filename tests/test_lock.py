@@ -12,14 +12,14 @@ import threading
 
 import pytest
 
-from harness import fanout, procs
-from harness import record as record_module
-from harness import workerindex
-from harness.api import Unavailable
+from gilbench import fanout, procs
+from gilbench import record as record_module
+from gilbench import workerindex
+from gilbench.api import Unavailable
 from helpers import ROOT
 
-lock_case = pytest.importorskip("cases.lock")
-_lock_cy = pytest.importorskip("extensions._lock_cy",
+lock_case = pytest.importorskip("gilbench.cases.lock")
+_lock_cy = pytest.importorskip("gilbench.extensions._lock_cy",
                                reason="Cython extension not built")
 
 C_LOCKS = ("mutex", "recursive", "spin", "pshared")
@@ -33,7 +33,7 @@ TIMEOUT = 60
 def backends():
     found = [("cython", "call_gil"), ("cython", "call_nogil")]
     try:
-        import extensions._lock_cffi  # noqa: F401
+        import gilbench.extensions._lock_cffi  # noqa: F401
         found.append(("cffi", "call_nogil"))
     except ImportError:
         pass
@@ -140,7 +140,7 @@ def test_plain_mutex_refuses_nothing_at_depth_one():
 
 DIES_HOLDING = textwrap.dedent("""
     import os
-    from extensions import _lock_cy
+    from gilbench.extensions import _lock_cy
     lock = _lock_cy.Lock(_lock_cy.CONSTANTS["LK_PSHARED"], 0)
     lock.call_gil()
     pid = os.fork()
@@ -297,6 +297,6 @@ def test_shared_case_keeps_its_lock_until_closed():
 
 
 def test_every_table_names_declared_dimensions():
-    from harness import registry
-    registry._check_tables("cases.lock", lock_case.CASES, lock_case.TABLES)
+    from gilbench import registry
+    registry._check_tables("gilbench.cases.lock", lock_case.CASES, lock_case.TABLES)
     assert os.path.basename(lock_case.__file__).startswith("lock.py")

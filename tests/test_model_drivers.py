@@ -1,5 +1,5 @@
 """The processes and custom drivers and --pin-threads, end to end through
-``python -m harness run`` on tests/model_cases.py."""
+``python -m gilbench run`` on tests/model_cases.py."""
 import json
 import os
 
@@ -150,7 +150,7 @@ def test_custom_case_may_report_its_own_cpu(tmp_path):
     module = tmp_path / "own_cpu_cases.py"
     module.write_text(
         "import time\n"
-        "from harness.api import CUSTOM, CaseSpec\n"
+        "from gilbench.api import CUSTOM, CaseSpec\n"
         "def prepare(params):\n"
         "    def time_it(loops):\n"
         "        time.sleep(0.05)  # untimed set-up, no CPU\n"
@@ -170,7 +170,7 @@ def test_custom_case_may_report_its_own_cpu(tmp_path):
 def test_case_sizing_applies_unless_the_user_sizes_the_run(tmp_path):
     module = tmp_path / "sized_cases.py"
     module.write_text(
-        "from harness.api import CUSTOM, CaseSpec\n"
+        "from gilbench.api import CUSTOM, CaseSpec\n"
         "def prepare(params):\n"
         "    return lambda loops: 0.001 * loops\n"
         "CASES = [CaseSpec('sized', 'c', 'v', 'python', prepare, 'd',\n"

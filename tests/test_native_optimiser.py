@@ -56,12 +56,12 @@ def callers_of(functions, symbol):
 
 @pytest.fixture(scope="module")
 def cython_functions():
-    return disassemble(extension_file("extensions._gil_cy"))
+    return disassemble(extension_file("gilbench.extensions._gil_cy"))
 
 
 @pytest.fixture(scope="module")
 def cffi_functions():
-    return disassemble(extension_file("extensions._gil_cffi"))
+    return disassemble(extension_file("gilbench.extensions._gil_cffi"))
 
 
 @needs_objdump
@@ -73,8 +73,8 @@ def test_gb_trivial_is_a_function(request, which):
 
 
 @needs_objdump
-@pytest.mark.parametrize("module", ["extensions._gil_cy",
-                                    "extensions._gil_cffi"])
+@pytest.mark.parametrize("module", ["gilbench.extensions._gil_cy",
+                                    "gilbench.extensions._gil_cffi"])
 def test_gb_trivial_symbol_is_a_function_in_text(module):
     table = subprocess.run(
         [OBJDUMP, "-t", extension_file(module)], check=True,
@@ -122,7 +122,7 @@ def test_parser_sees_calls():
 
 
 def test_gb_trivial_returns_one_through_cffi():
-    lib = pytest.importorskip("extensions._gil_cffi",
+    lib = pytest.importorskip("gilbench.extensions._gil_cffi",
                               reason="cffi extension not built").lib
     assert lib.gb_trivial() == 1
     assert lib.gb_lock_trivial() == 1

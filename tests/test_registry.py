@@ -8,9 +8,9 @@ import pytest
 import fake_cases
 import model_cases
 from helpers import TESTS
-from harness import modules, registry
-from harness.errors import UsageError
-from harness.run import availability
+from gilbench import modules, registry
+from gilbench.errors import UsageError
+from gilbench.run import availability
 
 FAKE_PATH = os.path.join(TESTS, "fake_cases.py")
 MODEL_PATH = os.path.join(TESTS, "model_cases.py")
@@ -92,7 +92,7 @@ def test_tables_travel_in_metadata_and_without_tables_no_key(tmp_path):
         json.dumps(fake_cases.TABLES))
     path = tmp_path / "no_table_cases_for_registry.py"
     path.write_text(
-        "from harness.api import CaseSpec\n"
+        "from gilbench.api import CaseSpec\n"
         "CASES = [CaseSpec('nr', 'c', 'v', 'b', lambda p: None, 'd')]\n")
     (bench,) = registry.load([str(path)],
                              registry.Selection(params={"threads": "1"}))
@@ -224,7 +224,7 @@ def test_py_path_named_like_an_imported_module_loads_that_file(tmp_path):
     assert "json" in sys.modules
     path = tmp_path / "json.py"
     path.write_text(
-        "from harness.api import CaseSpec\n"
+        "from gilbench.api import CaseSpec\n"
         "CASES = [CaseSpec('shadow', 'c', 'v', 'b', lambda p: None, 'd')]\n")
     benchmarks = registry.load([str(path)],
                                registry.Selection(params={"threads": "1"}))
@@ -250,9 +250,9 @@ def test_bad_case_modules_are_usage_errors(tmp_path, body):
 
 def test_default_module_names_and_load():
     names = modules.default_module_names()
-    assert "cases.gil" in names and names == sorted(names)
-    assert all(n.startswith("cases.") and not n.startswith("cases._")
-               for n in names)
+    assert "gilbench.cases.gil" in names and names == sorted(names)
+    assert all(n.startswith("gilbench.cases.")
+               and not n.startswith("gilbench.cases._") for n in names)
     assert [b.name for b in registry.load(None)] == [
         b.name for b in registry.load(names)]
 
@@ -266,7 +266,7 @@ def test_availability_reports_each_refused_benchmark():
 def test_name_parts_with_dots_are_refused(tmp_path):
     module = tmp_path / "dotted_cases.py"
     module.write_text(
-        "from harness.api import CaseSpec\n"
+        "from gilbench.api import CaseSpec\n"
         "CASES = [CaseSpec('fam', 'a.b', 'v', 'python', lambda p: None, "
         "'x')]\n")
     with pytest.raises(UsageError, match="'a.b'"):

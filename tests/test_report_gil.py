@@ -13,8 +13,8 @@ if sys.version_info < (3, 9):
     pytest.skip("the report side needs Python >= 3.9",
                 allow_module_level=True)
 
-from harness.report import cells, loader, pivot, render  # noqa: E402
-from harness.report.listings import cpu_table, raw_table  # noqa: E402
+from gilbench.report import cells, loader, pivot, render  # noqa: E402
+from gilbench.report.listings import cpu_table, raw_table  # noqa: E402
 
 pytest.importorskip("docutils")
 pytest.importorskip("jinja2")
@@ -22,7 +22,7 @@ pytest.importorskip("jinja2")
 SLOWDOWN, FACTOR = gil_tables()
 ODD_REASON = "failed: exit code 1 (boom *x* |y| `z` a_b_ [1]_ :ref:`q` \\)"
 HUNG = "hung: killed after 600 s"
-NOT_BUILT = "n/a: extensions._gil_cffi not built (No module named x)"
+NOT_BUILT = "n/a: gilbench.extensions._gil_cffi not built (No module named x)"
 NOT_RUN = cells.NOT_RUN
 
 PY27 = [  # b_py27.json: sorts after a_py39.json by name, before by version
@@ -246,7 +246,7 @@ def test_declared_tables_match_cases_gil():
         from cases import gil as gil_cases
         declared = gil_cases.TABLES
     except (ImportError, AttributeError) as exc:  # worker side in flux
-        pytest.skip("cases.gil has no TABLES yet (%s)" % exc)
+        pytest.skip("gilbench.cases.gil has no TABLES yet (%s)" % exc)
     assert json.loads(json.dumps(declared)) == json.loads(
         json.dumps(gil_tables()))
 

@@ -1,4 +1,4 @@
-"""Report side (Python >= 3.9): each cell kind of harness.tables against
+"""Report side (Python >= 3.9): each cell kind of gilbench.tables against
 hand-computed values, on small synthetic families."""
 import math
 import sys
@@ -11,8 +11,8 @@ if sys.version_info < (3, 9):
     pytest.skip("the report side needs Python >= 3.9",
                 allow_module_level=True)
 
-from harness.report import cells, kinds, loader, pivot  # noqa: E402
-from harness.tables import (crossover, ratio, recorded, speedup, table,  # noqa: E402
+from gilbench.report import cells, kinds, loader, pivot  # noqa: E402
+from gilbench.tables import (crossover, ratio, recorded, speedup, table,  # noqa: E402
                             throughput, value)
 
 THREADS = {"name": "threads", "unit": "threads", "log": False}

@@ -14,9 +14,9 @@ if sys.version_info < (3, 9):
 
 import pyperf  # noqa: E402
 
-from harness.errors import UsageError  # noqa: E402
-from harness.report import loader  # noqa: E402
-from harness.tables import table, value  # noqa: E402
+from gilbench.errors import UsageError  # noqa: E402
+from gilbench.report import loader  # noqa: E402
+from gilbench.tables import table, value  # noqa: E402
 
 
 def load(path):

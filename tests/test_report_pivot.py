@@ -10,9 +10,9 @@ if sys.version_info < (3, 9):
     pytest.skip("the report side needs Python >= 3.9",
                 allow_module_level=True)
 
-from harness.errors import UsageError  # noqa: E402
-from harness.report import cells, loader, pivot  # noqa: E402
-from harness.tables import ratio, table, value  # noqa: E402
+from gilbench.errors import UsageError  # noqa: E402
+from gilbench.report import cells, loader, pivot  # noqa: E402
+from gilbench.tables import ratio, table, value  # noqa: E402
 
 THREADS = {"name": "threads", "unit": "threads", "log": False}
 KIND = {"name": "kind", "unit": "", "log": False}
@@ -215,10 +215,10 @@ def test_cli_renders_the_rest_of_a_partial_family(harness, tmp_path):
 @pytest.mark.parametrize("declaration", TYPOS)
 def test_a_typo_in_a_declared_table_is_refused(tmp_path, declaration,
                                                restore_sys_path):
-    from harness import registry
+    from gilbench import registry
     module = tmp_path / "typo_cases_for_report.py"
     module.write_text(
-        "from harness.api import Axis, CaseSpec\n"
+        "from gilbench.api import Axis, CaseSpec\n"
         "CASES = [CaseSpec('f', 'c', 'v', 'b', lambda p: None, 'd',\n"
         "                  axes=[Axis('kind', ['spin'])])]\n"
         "TABLES = %r\n" % [declaration])

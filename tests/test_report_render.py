@@ -11,8 +11,8 @@ if sys.version_info < (3, 9):
     pytest.skip("the report side needs Python >= 3.9",
                 allow_module_level=True)
 
-from harness.report import cells, loader, render  # noqa: E402
-from harness.tables import crossover, ratio, table  # noqa: E402
+from gilbench.report import cells, loader, render  # noqa: E402
+from gilbench.tables import crossover, ratio, table  # noqa: E402
 
 pytest.importorskip("docutils")
 pytest.importorskip("jinja2")

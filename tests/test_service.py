@@ -18,11 +18,11 @@ import psutil
 import pyperf
 import pytest
 
-from harness import record as record_module
-from harness.registry import Unavailable
+from gilbench import record as record_module
+from gilbench.registry import Unavailable
 from helpers import MINIMAL_PYPERF, run_harness
 
-service = pytest.importorskip("cases.service")
+service = pytest.importorskip("gilbench.cases.service")
 
 
 def backends():
@@ -118,7 +118,7 @@ def test_uncapped_generator_borrows_the_next_tick(backend):
 
 
 def test_c_constants_match_python():
-    cython = pytest.importorskip("extensions._service_cy")
+    cython = pytest.importorskip("gilbench.extensions._service_cy")
     assert (cython.NODE_BITS, cython.SEQ_BITS, cython.EPOCH_MS) == (
         service.NODE_BITS, service.SEQ_BITS, service.EPOCH_MS)
 
@@ -224,7 +224,7 @@ def test_inprocess_records_its_checks(sink):
 FAULT_CASES = '''
 import os, signal, time
 from cases import service
-from harness.api import CUSTOM, Axis, CaseSpec
+from gilbench.api import CUSTOM, Axis, CaseSpec
 
 PIDS = %r
 

@@ -1,33 +1,27 @@
 """Unbuilt extensions: the native GIL cases are "n/a: ... not built", the
 pure-Python ones still run, and the report says why a cell is empty.
 
-The project's Python sources are copied without any built module, so the
-extension imports fail exactly as on a machine where setup.py never ran.
+The project's Python sources are copied, laid out as an install lays them
+out, without any built module, so the extension imports fail exactly as on
+a machine where setup.py never built them.
 Python runs with -S: an editable install's import hook (a .pth file) would
 otherwise find the built modules of the real tree; site-packages is put on
 PYTHONPATH instead so pyperf and psutil still import.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
 
 import pytest
 
-from helpers import ROOT
-
-SOURCES = ("harness", "cases", "extensions", "templates")
+from helpers import unbuilt_package
 
 
 @pytest.fixture(scope="module")
 def unbuilt_tree(tmp_path_factory):
-    tree = tmp_path_factory.mktemp("unbuilt")
-    for name in SOURCES:
-        shutil.copytree(os.path.join(ROOT, name), str(tree / name),
-                        ignore=shutil.ignore_patterns("*.so", "__pycache__"))
-    return tree
+    return unbuilt_package(tmp_path_factory.mktemp("unbuilt"))
 
 
 def harness(tree, *args):
@@ -36,7 +30,7 @@ def harness(tree, *args):
         [str(tree), sysconfig.get_paths()["purelib"],
          sysconfig.get_paths()["platlib"]])
     process = subprocess.run(
-        [sys.executable, "-S", "-m", "harness"] + list(args), cwd=str(tree),
+        [sys.executable, "-S", "-m", "gilbench"] + list(args), cwd=str(tree),
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         universal_newlines=True, timeout=300)
     return process
@@ -46,9 +40,9 @@ def test_list_marks_native_cases_not_built(unbuilt_tree):
     process = harness(unbuilt_tree, "list")
     assert process.returncode == 0, process.stderr
     lines = {line.split()[0]: line for line in process.stdout.splitlines()}
-    assert "n/a: extensions._gil_cy not built" in lines[
+    assert "n/a: gilbench.extensions._gil_cy not built" in lines[
         "gil.trivial.nogil.cython"]
-    assert "n/a: extensions._gil_cffi not built" in lines[
+    assert "n/a: gilbench.extensions._gil_cffi not built" in lines[
         "gil.lock.nogil.cffi"]
     assert " ok " in lines["gil.trivial.gil.python"]
 
@@ -69,9 +63,9 @@ def test_run_records_na_and_runs_pure_python(unbuilt_tree):
     assert sorted(missing) == sorted(
         "gil.%s.%s/t1" % (case, vb) for case in ("trivial", "lock")
         for vb in ("gil.cython", "nogil.cython", "nogil.cffi"))
-    assert all(reason.startswith("n/a: extensions._gil_")
+    assert all(reason.startswith("n/a: gilbench.extensions._gil_")
                and "not built" in reason for reason in missing.values())
 
     report = harness(unbuilt_tree, "report", str(out), "--format", "md")
     assert report.returncode == 0, report.stderr
-    assert "n/a: extensions.\\_gil\\_cy not built" in report.stdout
+    assert "n/a: gilbench.extensions.\\_gil\\_cy not built" in report.stdout

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: set up, run the suite on every interpreter tox can reach
 # (results/<env>.json), then render results/report.rst and report.md.
-# Extra arguments go to `python -m harness run` in every env, e.g.
+# Extra arguments go to `python -m gilbench run` in every env, e.g.
 #   bash tools/matrix.sh --threads 1,2,4 --rigorous
 source "$(dirname "$0")/bootstrap.sh"
 start=$(date +%s)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from harness.report.model import Cell
+from gilbench.report.model import Cell
 
 NOISY_RSD = 0.05  # relative std dev above which a value is flagged
 NOISY_MARK = "~"

@@ -1,18 +1,18 @@
-"""``python -m harness report FILE_OR_DIR ... [--format rst|md|html]
+"""``gilbench report FILE_OR_DIR ... [--format rst|md|html]
 [-o FILE]``."""
 from __future__ import annotations
 
 import os
 import sys
 
-from harness.errors import UsageError
-from harness.report import loader, render
+from gilbench.errors import UsageError
+from gilbench.report import loader, render
 
 
 def _parser():
-    from harness.cli import OneLineErrorParser
+    from gilbench.cli import OneLineErrorParser
     parser = OneLineErrorParser(
-        prog="python -m harness report",
+        prog="gilbench report",
         description="Render the declared tables of every family, then raw, "
         "CPU and runs tables, from result JSON (format 2); HTML adds plots.")
     parser.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",

@@ -1,4 +1,4 @@
-"""``python -m harness compare BASE CHANGED``: did a change make each
+"""``gilbench compare BASE CHANGED``: did a change make each
 benchmark of a matrix faster or slower, and is that real?
 
 Benchmarks are paired by their dimensions (name parts and axes, read from
@@ -12,10 +12,10 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from harness.errors import UsageError
-from harness.report import cells, loader, render
-from harness.report.lookup import key
-from harness.report.model import INTERPRETER, Cell, Table, label
+from gilbench.errors import UsageError
+from gilbench.report import cells, loader, render
+from gilbench.report.lookup import key
+from gilbench.report.model import INTERPRETER, Cell, Table, label
 
 SIGNIFICANCE = ("Significant: pyperf's two-sample Student t-test at 95% "
                 "(pyperf._utils.is_significant); it needs the same number "
@@ -239,10 +239,10 @@ def render_comparison(comparison, fmt):
 
 
 def _parser():
-    from harness.cli import OneLineErrorParser
-    from harness.report.cli import FORMAT_HELP
+    from gilbench.cli import OneLineErrorParser
+    from gilbench.report.cli import FORMAT_HELP
     parser = OneLineErrorParser(
-        prog="python -m harness compare",
+        prog="gilbench compare",
         description="Compare two sets of result JSON (format 2): each "
         "benchmark's change and whether pyperf finds it significant, and "
         "the geometric mean per family.")
@@ -261,7 +261,7 @@ def _parser():
 
 
 def main(argv):
-    from harness.report.cli import output_format, write_atomically
+    from gilbench.report.cli import output_format, write_atomically
     args = _parser().parse_args(argv)
     if args.fail_above is not None and not args.fail_above >= 0:
         raise UsageError("--fail-above must be 0 or more (a percentage)")

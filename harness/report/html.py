@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from harness.report import cells, plots
-from harness.report.render import one_line
+from gilbench.report import cells, plots
+from gilbench.report.render import one_line
 
 # Ratio and speedup cells: shade by distance from 1, on a log scale.
 SHADES = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import re
 
-from harness.errors import UsageError
+from gilbench.errors import UsageError
 
 
 def _language_version(python_version):

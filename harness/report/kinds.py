@@ -1,13 +1,13 @@
-"""The cell kinds of declared tables (see harness.tables): what a cell
+"""The cell kinds of declared tables (see gilbench.tables): what a cell
 computes from the records, and the note that says so under its table."""
 from __future__ import annotations
 
 import math
 import numbers
 
-from harness.report import cells
-from harness.report.cells import NOT_RUN
-from harness.report.model import Cell
+from gilbench.report import cells
+from gilbench.report.cells import NOT_RUN
+from gilbench.report.model import Cell
 
 TABLE_KEYS = ("title", "rows", "columns", "per", "where", "cell", "note")
 CELL_KEYS = {

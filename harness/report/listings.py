@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from harness.report import cells
-from harness.report.cells import NOT_RUN
-from harness.report.model import Table, label
+from gilbench.report import cells
+from gilbench.report.cells import NOT_RUN
+from gilbench.report.model import Table, label
 
 
 def _names(results):

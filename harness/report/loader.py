@@ -1,4 +1,4 @@
-"""Loads gilbench result files (format 2, see harness.resultformat) into
+"""Loads gilbench result files (format 2, see gilbench.resultformat) into
 Records: one per benchmark, measured or missing, with its dimensions read
 from metadata -- never from its name."""
 from __future__ import annotations
@@ -9,13 +9,13 @@ from dataclasses import replace
 
 import pyperf
 
-from harness import resultformat as fmt
-from harness.errors import UsageError
-from harness.report import interpreters, kinds
-from harness.report.model import INTERPRETER, Record, ResultFile
+from gilbench import resultformat as fmt
+from gilbench.errors import UsageError
+from gilbench.report import interpreters, kinds
+from gilbench.report.model import INTERPRETER, Record, ResultFile
 
 REQUIRED = fmt.NAME_PARTS + (fmt.AXES_KEY, "ops_per_loop", "concurrency")
-RERUN = "re-run it with this gilbench (python -m harness run)"
+RERUN = "re-run it with this gilbench (gilbench run)"
 
 
 def _load_suite(path):

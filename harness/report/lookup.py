@@ -2,7 +2,7 @@
 one the record does not have, e.g. an axis only some cases declare)."""
 from __future__ import annotations
 
-from harness.report.cells import NOT_RUN
+from gilbench.report.cells import NOT_RUN
 
 
 def key(dims):

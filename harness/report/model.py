@@ -25,7 +25,7 @@ class Record:
     cpus_usable: int = 1
     cpu_utilisation: float | None = None  # mean over runs
     recorded: dict = field(default_factory=dict)  # numeric run metadata,
-    # each key's mean over the measured runs (harness.api.record)
+    # each key's mean over the measured runs (gilbench.api.record)
     reason: str | None = None  # "n/a: ...", "failed: ...", "hung: ..."
     values: tuple = ()  # pyperf's values, for compare's significance test
 

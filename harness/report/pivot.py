@@ -1,4 +1,4 @@
-"""The generic pivot: declared tables (harness.tables) from records.
+"""The generic pivot: declared tables (gilbench.tables) from records.
 
 Dimensions are the name parts, the axes and ``interpreter``, all read from
 metadata.  ``rows`` and ``columns`` name one each; every dimension that
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numbers
 
-from harness.report import kinds, listings
-from harness.report.lookup import Lookup
-from harness.report.model import INTERPRETER, Table, label
-from harness.tables import named_dimensions
+from gilbench.report import kinds, listings
+from gilbench.report.lookup import Lookup
+from gilbench.report.model import INTERPRETER, Table, label
+from gilbench.tables import named_dimensions
 
 HIDDEN_IN_TITLES = ("family",)  # every table of a family shares it
 
@@ -79,7 +79,7 @@ def lacking_dimensions(declaration, records):
     """Dimensions the declaration names that no benchmark here has: a run
     of part of a family (``--case``) lacks some tables' axes, and those
     tables are left out.  Typos are refused where tables are declared
-    (harness.registry), not here."""
+    (gilbench.registry), not here."""
     known = {INTERPRETER}
     for record in records:
         known.update(record.dims)

@@ -17,8 +17,8 @@ import numbers
 import re
 from dataclasses import dataclass
 
-from harness.report import cells, pivot
-from harness.report.render import one_line
+from gilbench.report import cells, pivot
+from gilbench.report.render import one_line
 
 _XML_HEAD = re.compile(r"\A.*?(?=<svg)", re.S)
 _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)

@@ -1,5 +1,6 @@
-"""Renders tables through the jinja2 templates in templates/: the only
-place where structured cells become (escaped) text."""
+"""Renders tables through the jinja2 templates (``gilbench.templates``,
+templates/ in the repository): the only place where structured cells
+become (escaped) text."""
 from __future__ import annotations
 
 import os
@@ -8,12 +9,10 @@ from dataclasses import dataclass
 
 import jinja2
 
-from harness.errors import UsageError
-from harness.report import cells, pivot
+from gilbench import templates
+from gilbench.report import cells, pivot
 
-TEMPLATES = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))), "templates")
+TEMPLATES = os.path.dirname(os.path.abspath(templates.__file__))
 FORMATS = {"rst": "report.rst.j2", "md": "report.md.j2",
            "html": "report.html.j2"}
 TITLE = "gilbench results"
@@ -45,11 +44,6 @@ _ESCAPE = {"rst": rst_text, "md": md_text}
 
 
 def environment():
-    if not os.path.isdir(TEMPLATES):
-        # templates/ sits beside harness/ in the source tree; a non-editable
-        # install does not carry it.
-        raise UsageError(f"templates directory {TEMPLATES!r} not found: run "
-                         "from a source checkout or an editable install")
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
@@ -88,7 +82,7 @@ def render(results, fmt):
 def render_tables(tables, fmt, title, intro, legend=cells.LEGEND):
     """model.Tables as a page: RST, Markdown, or HTML with plots."""
     if fmt == "html":
-        from harness.report import html  # lazy: matplotlib is slow to import
+        from gilbench.report import html  # lazy: matplotlib is slow to import
         return html.page(environment(), title, intro, tables)
     escape = _ESCAPE[fmt]
     text = environment().get_template(FORMATS[fmt]).render(
