@@ -19,7 +19,6 @@ import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
-from setuptools.command.build_ext import build_ext
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from extensions import flavour  # noqa: E402  (needs the path above)
@@ -63,31 +62,6 @@ CYTHON_EXTENSIONS = [
 CFFI_MODULES = sorted(
     "extensions/%s:ffi" % name for name in os.listdir(EXTENSIONS)
     if name.startswith("_") and name.endswith("_cffi_build.py"))
-
-
-class Python2BuildExt(build_ext):
-    """Names 2.7's modules <name>module.so instead of <name>.so.
-
-    Every interpreter builds in place in one tree.  A bare .so is 2.7's
-    suffix but also the last one every Python 3 tries, so a 2.7 build
-    would shadow a module another interpreter lacks (cffi's on 3.13t) and
-    its import would fail with "dynamic module does not define module
-    export function" instead of saying why.  2.7 also imports
-    <name>module.so, which no Python 3 does.
-    """
-
-    def get_ext_filename(self, fullname):
-        name = build_ext.get_ext_filename(self, fullname)
-        return name[:-len(".so")] + "module.so"
-
-    def run(self):
-        build_ext.run(self)
-        if self.inplace:  # 2.7 would still import an old build's .so first
-            for ext in self.extensions:
-                path = self.get_ext_fullpath(ext.name)
-                stale = path[:-len("module.so")] + ".so"
-                if os.path.exists(stale):
-                    os.remove(stale)
 
 
 def requirements(name):
@@ -159,8 +133,6 @@ setup(
         build_dir=CYTHON_BUILD_DIR,
         compiler_directives={"language_level": 3},
     ),
-    cmdclass={"build_ext": Python2BuildExt} if sys.version_info[0] < 3
-    else {},
     zip_safe=False,
     **cffi_options()
 )

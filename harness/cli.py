@@ -133,20 +133,38 @@ def cmd_list(argv):
     return 0
 
 
-def cmd_report(argv):
+# What the ``report`` extra installs (requirements-report.txt).
+REPORT_EXTRA = ("jinja2", "docutils", "matplotlib")
+
+
+def _report_side(command, run):
+    """Run a report-side command; an interpreter or an install that cannot
+    is a usage error naming the fix, not a traceback."""
     if sys.version_info < (3, 9):
-        raise UsageError("report needs Python >= 3.9 (this is %d.%d); use "
-                         "tox -e report" % sys.version_info[:2])
-    from gilbench.report import cli as report_cli
-    return report_cli.main(argv)
+        raise UsageError("%s needs Python >= 3.9 (this is %d.%d); use "
+                         "tox -e report" % ((command,) + sys.version_info[:2]))
+    try:
+        return run()
+    except ImportError as exc:
+        missing = (getattr(exc, "name", None) or "").split(".")[0]
+        if missing not in REPORT_EXTRA:
+            raise
+        raise UsageError("%s needs %s, which is not installed: pip install "
+                         "'gilbench[report]'" % (command, missing))
+
+
+def cmd_report(argv):
+    def run():
+        from gilbench.report import cli as report_cli
+        return report_cli.main(argv)
+    return _report_side("report", run)
 
 
 def cmd_compare(argv):
-    if sys.version_info < (3, 9):
-        raise UsageError("compare needs Python >= 3.9 (this is %d.%d); use "
-                         "tox -e report" % sys.version_info[:2])
-    from gilbench.report import compare
-    return compare.main(argv)
+    def run():
+        from gilbench.report import compare
+        return compare.main(argv)
+    return _report_side("compare", run)
 
 
 def cmd_bench(argv):

@@ -205,3 +205,20 @@ def test_free_threaded_install_from_the_sdist(ft_python, sdist,  # noqa: F811
         (reason,) = status["gil.trivial.nogil.cffi"]
         assert reason.endswith(
             "not built (cffi does not support free-threaded CPython 3.13)")
+
+
+@pytest.mark.parametrize("command", ["report", "compare"])
+def test_report_side_without_the_extra_names_it(command, tmp_path):
+    """An install without ``[report]``: jinja2 missing (None in
+    sys.modules makes its import fail) is one line naming the extra."""
+    code = ("import sys; sys.modules['jinja2'] = None\n"
+            "from gilbench.cli import main\n"
+            "sys.exit(main(sys.argv[1:]))")
+    process = subprocess.run(
+        [sys.executable, "-c", code, command, "a.json", "b.json"],
+        cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        universal_newlines=True)
+    assert process.returncode == 2, process.stderr
+    assert process.stderr == (
+        "gilbench: error: %s needs jinja2, which is not installed: pip "
+        "install 'gilbench[report]'\n" % command)
