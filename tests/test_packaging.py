@@ -1,8 +1,9 @@
 """Installed like a user installs it: ``pip install <clone>[report]`` into a
 fresh venv gives a ``gilbench`` command that lists, runs, reports and
 compares from another directory, with the extensions built and only the
-``gilbench`` import name added; a free-threaded interpreter installs from
-the sdist with its own dependencies (no cffi on 3.13t).
+``gilbench`` import name added; a free-threaded interpreter installs
+``gilbench[report]`` from the sdist with its own dependencies (no cffi on
+3.13t).
 
 The installs come from PyPI (the build requirements in an isolated build,
 the dependencies from setup.py), as a user's would; they take a minute or
@@ -10,6 +11,7 @@ two each.
 """
 import json
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -185,7 +187,7 @@ def sdist(tmp_path_factory):
 def test_free_threaded_install_from_the_sdist(ft_python, sdist,  # noqa: F811
                                               tmp_path):
     bin_dir = make_venv(ft_python, str(tmp_path / "venv"))
-    pip_install(bin_dir, sdist)
+    pip_install(bin_dir, "gilbench[report] @ " + pathlib.Path(sdist).as_uri())
     runtime = [r for r in declared_requirements(bin_dir)
                if "extra ==" not in r]
     assert sorted(runtime) == sorted(
@@ -205,6 +207,14 @@ def test_free_threaded_install_from_the_sdist(ft_python, sdist,  # noqa: F811
         (reason,) = status["gil.trivial.nogil.cffi"]
         assert reason.endswith(
             "not built (cffi does not support free-threaded CPython 3.13)")
+
+    # The report extra installs there too (matplotlib included).
+    run = gilbench(bin_dir, tmp_path, "run", "--case", "gil.trivial.*",
+                   "--threads", "1", "-o", "r.json", *TINY)
+    assert run.returncode == 0, run.stderr[-4000:]
+    report = gilbench(bin_dir, tmp_path, "report", "r.json", "-o", "r.html")
+    assert report.returncode == 0, report.stderr
+    assert "<svg" in (tmp_path / "r.html").read_text()
 
 
 @pytest.mark.parametrize("command", ["report", "compare"])
