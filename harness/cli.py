@@ -6,6 +6,9 @@ code 2 by :func:`main`.
 from __future__ import print_function
 
 import argparse
+import errno
+import os
+import signal
 import sys
 
 from gilbench.errors import UsageError, exit_with_usage_error
@@ -190,3 +193,17 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("gilbench: interrupted", file=sys.stderr)
         return 130
+    except IOError as exc:  # BrokenPipeError on 3.x
+        if exc.errno != errno.EPIPE:
+            raise
+        return _reader_went_away()
+
+
+def _reader_went_away():
+    """stdout's reader closed it (``gilbench list | head``): stop quietly,
+    with the status a process killed by SIGPIPE has, as ``yes | head`` does.
+    stdout goes to /dev/null so the interpreter's final flush cannot fail
+    again at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 128 + signal.SIGPIPE

@@ -1,12 +1,15 @@
 """Bad input: exit code 2, one line 'gilbench: error: ...', no traceback,
 and an existing output file left exactly as it was."""
+import fcntl
 import json
 import os
+import subprocess
+import sys
 
 import pyperf
 import pytest
 
-from helpers import (MINIMAL_PYPERF, assert_one_line_usage_error,
+from helpers import (MINIMAL_PYPERF, ROOT, assert_one_line_usage_error,
                      write_result)
 
 # Prepended to every bad `run` so that, should the harness wrongly accept
@@ -256,3 +259,21 @@ def test_bad_case_module_is_one_line(harness, existing, tmp_path, body):
                      *MINIMAL_PYPERF)
     assert_one_line_usage_error(result)
     assert_untouched(existing)
+
+
+def test_a_reader_that_goes_away_is_no_traceback():
+    """``gilbench list --json | head -1``: the rest of the listing has
+    nowhere to go; gilbench stops quietly with SIGPIPE's status.  The pipe
+    is shrunk to one page so the ~80 KB listing cannot fit in it before the
+    reader goes away."""
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, 1031, 4096)  # F_SETPIPE_SZ (Linux)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gilbench", "list", "--json"], cwd=ROOT,
+        stdout=write_end, stderr=subprocess.PIPE)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reader:
+        assert reader.readline().strip() == b"{"
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141, stderr
+    assert stderr == ""
