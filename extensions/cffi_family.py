@@ -2,9 +2,10 @@
 
 ``family_ffi("gil")`` declares ``extensions/gil.h`` with ``cdef()`` -- the
 real header, minus preprocessor lines, which cdef cannot parse -- and
-compiles ``extensions/gil.c`` into ``gilbench.extensions._gil_cffi``, so the C stays
-the single source of truth for the Cython and the cffi wrapper.  Each
-family's ``_<family>_cffi_build.py`` is the ``cffi_modules`` entry point.
+compiles ``extensions/gil.c`` into ``gilbench.extensions._gil_cffi``, so
+the C stays the single source of truth for the Cython and the cffi
+wrapper.  Each family's ``_<family>_cffi_build.py`` is the
+``cffi_modules`` entry point.
 """
 from __future__ import absolute_import
 

@@ -314,8 +314,8 @@ def matrix_benchmarks(index, slower=1.0, missing_cffi=False):
             for threads in (1, 2, 3, 4):
                 d = gil(case, variant, backend, threads)
                 if missing_cffi and backend == "cffi":
-                    missing.append((d, "n/a: gilbench.extensions._gil_cffi not "
-                                    "built (No module named cffi)"))
+                    missing.append((d, "n/a: gilbench.extensions._gil_cffi "
+                                    "not built (No module named cffi)"))
                     continue
                 factor = (1.2 + 0.3 * index) ** (threads ** 0.5) \
                     if variant == "nogil" else 1.0

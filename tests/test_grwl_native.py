@@ -13,7 +13,8 @@ import pytest
 from test_native_optimiser import (OBJDUMP, callers_of, disassemble,
                                    extension_file, needs_objdump)
 
-MODULES = {"cython": "gilbench.extensions._grwl_cy", "cffi": "gilbench.extensions._grwl_cffi"}
+MODULES = {"cython": "gilbench.extensions._grwl_cy",
+           "cffi": "gilbench.extensions._grwl_cffi"}
 
 
 @pytest.fixture(scope="module", params=sorted(MODULES))

@@ -138,7 +138,8 @@ def test_ratio_cells_are_shaded_with_a_legend(matrix_page):
 def test_flags_reasons_runs_and_toc(matrix_page):
     _, page = matrix_page
     assert '<abbr class="flag" title="noisy' in page
-    assert '<td class="na">n/a: gilbench.extensions._gil_cffi not built' in page
+    assert ('<td class="na">n/a: gilbench.extensions._gil_cffi not built'
+            in page)
     assert '<nav class="toc"' in page
     for family in ("gil", "pool", "work"):
         assert re.search(r'<li><a href="#f-\d+">%s</a>' % family, page)

@@ -14,7 +14,8 @@ from test_grwl_native import instructions
 from test_native_optimiser import (callers_of, disassemble, extension_file,
                                    needs_objdump)
 
-MODULES = {"cython": "gilbench.extensions._lock_cy", "cffi": "gilbench.extensions._lock_cffi"}
+MODULES = {"cython": "gilbench.extensions._lock_cy",
+           "cffi": "gilbench.extensions._lock_cffi"}
 
 
 @pytest.fixture(scope="module", params=sorted(MODULES))

@@ -12,8 +12,8 @@ if sys.version_info < (3, 9):
                 allow_module_level=True)
 
 from gilbench.report import cells, kinds, loader, pivot  # noqa: E402
-from gilbench.tables import (crossover, ratio, recorded, speedup, table,  # noqa: E402
-                            throughput, value)
+from gilbench.tables import (  # noqa: E402
+    crossover, ratio, recorded, speedup, table, throughput, value)
 
 THREADS = {"name": "threads", "unit": "threads", "log": False}
 WORK = {"name": "work_ns", "unit": "ns", "log": True}
