@@ -25,10 +25,9 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from gilbench import journal as journal_module
 
-from gilbench import journal as journal_module  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SUITE = ["--module", os.path.join("tests", "fault_cases.py"),
          "--case", "fault.q*", "--param", "threads=1,2",
