@@ -54,17 +54,23 @@ def write_atomically(path, text):
                          f"{exc.strerror or exc}") from None
 
 
+def emit(text, fmt, output):
+    """Write rendered ``text`` to ``output`` (atomically) or stdout; RST
+    that does not parse is a renderer bug, not bad input: fail loudly."""
+    if fmt == "rst":
+        problems = render.rst_problems(text)
+        if problems:
+            raise RuntimeError("rendered RST does not parse:\n" + problems)
+    if output:
+        write_atomically(output, text)
+        print(f"wrote {output}")
+    else:
+        sys.stdout.write(text)
+
+
 def main(argv):
     args = _parser().parse_args(argv)
     fmt = output_format(args)
-    text = render.render(loader.load_results(args.paths), fmt)
-    if fmt == "rst":
-        problems = render.rst_problems(text)
-        if problems:  # a renderer bug, not bad input: fail loudly
-            raise RuntimeError("rendered RST does not parse:\n" + problems)
-    if args.output:
-        write_atomically(args.output, text)
-        print(f"wrote {args.output}")
-    else:
-        sys.stdout.write(text)
+    emit(render.render(loader.load_results(args.paths), fmt), fmt,
+         args.output)
     return 0

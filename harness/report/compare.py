@@ -261,22 +261,13 @@ def _parser():
 
 
 def main(argv):
-    from gilbench.report.cli import output_format, write_atomically
+    from gilbench.report.cli import emit, output_format
     args = _parser().parse_args(argv)
     if args.fail_above is not None and not args.fail_above >= 0:
         raise UsageError("--fail-above must be 0 or more (a percentage)")
     fmt = output_format(args)
     comparison = compare([args.base], [args.changed])
-    text = render_comparison(comparison, fmt)
-    if fmt == "rst":
-        problems = render.rst_problems(text)
-        if problems:  # a renderer bug, not bad input
-            raise RuntimeError("rendered RST does not parse:\n" + problems)
-    if args.output:
-        write_atomically(args.output, text)
-        print(f"wrote {args.output}")
-    else:
-        sys.stdout.write(text)
+    emit(render_comparison(comparison, fmt), fmt, args.output)
     if args.fail_above is None:
         return 0
     worse = slowdowns_above(comparison, args.fail_above)
