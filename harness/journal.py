@@ -5,8 +5,12 @@
 ``header.json``
     what the run is: interpreter, selection, settings and the ordered
     benchmark names; ``--resume`` refuses a journal whose header differs;
-``NNNN.pyperf.json``, ``NNNN.stderr``, ``NNNN.status``
-    benchmark NNNN's work files (its pyperf program writes them);
+``NNNN.PID.pyperf.json``, ``NNNN.PID.stderr``, ``NNNN.PID.status``
+    benchmark NNNN's work files (its pyperf program writes them), named
+    after the runner process (PID) that started it: the process tree of a
+    runner killed with SIGKILL dies asynchronously, and a dying pyperf
+    program of the killed run must not write into the resumed run's files
+    (pyperf refuses an output file that exists);
 ``NNNN.entry.json``
     the commit of benchmark NNNN: its name and either its failure reason or
     its pyperf file.  It is written to a temporary name, fsync'd and
@@ -68,7 +72,12 @@ class Journal(object):
         self.header = dict(header, journal_format=JOURNAL_FORMAT)
 
     def work_file(self, index, suffix):
-        return os.path.join(self.path, "%04d.%s" % (index, suffix))
+        """This runner's work file of benchmark ``index``."""
+        return os.path.join(self.path, "%04d.%d.%s"
+                            % (index, os.getpid(), suffix))
+
+    def _entry_file(self, index):
+        return os.path.join(self.path, "%04d.entry.json" % index)
 
     def start(self, resume):
         """Create (or, resuming, check) the journal; return the committed
@@ -126,11 +135,16 @@ class Journal(object):
         return found
 
     def forget_unfinished(self, index):
-        """Remove what an unfinished attempt at ``index`` left."""
-        for suffix in ("pyperf.json", "stderr", "status", "entry.json.tmp"):
-            path = self.work_file(index, suffix)
-            if os.path.exists(path):
-                os.remove(path)
+        """Remove what unfinished attempts at ``index`` left (any runner's
+        work files, a half-written entry)."""
+        prefix = "%04d." % index
+        entry = os.path.basename(self._entry_file(index))
+        for name in os.listdir(self.path):
+            if name.startswith(prefix) and name != entry:
+                try:
+                    os.remove(os.path.join(self.path, name))
+                except OSError:  # a dying writer's file, already gone
+                    pass
 
     def commit(self, index, name, reason):
         """Record benchmark ``index`` as done: measured (its pyperf file is
@@ -140,7 +154,7 @@ class Journal(object):
             pyperf_file = self.work_file(index, "pyperf.json")
             _fsync_file(pyperf_file)
             entry["pyperf"] = os.path.basename(pyperf_file)
-        write_durably(self.work_file(index, "entry.json"),
+        write_durably(self._entry_file(index),
                       json.dumps(entry, sort_keys=True))
         return entry
 
