@@ -35,10 +35,23 @@ SUITE = ["--module", os.path.join("tests", "fault_cases.py"),
 
 
 def runner(output, resume):
+    """Start ``run`` on ``output``; what it says goes to ``output``.log
+    (appended: a chain's runs one after another), shown if one fails."""
     cmd = [sys.executable, "-m", "gilbench", "run", "-o", output] + SUITE
-    return subprocess.Popen(cmd + (["--resume"] if resume else []),
-                            cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    with open(output + ".log", "a") as log:
+        log.write("$ %s\n" % " ".join(cmd + (["--resume"] if resume else [])))
+        log.flush()
+        return subprocess.Popen(cmd + (["--resume"] if resume else []),
+                                cwd=ROOT, stdout=log,
+                                stderr=subprocess.STDOUT)
+
+
+def failed(output, what):
+    """Exit, showing the tail of the chain's log."""
+    with open(output + ".log") as log:
+        tail = log.readlines()[-40:]
+    sys.stderr.write("".join(tail))
+    sys.exit(what)
 
 
 def committed(output):
@@ -89,7 +102,7 @@ def main():
         reference_out = os.path.join(work, "reference.json")
         started = time.time()
         if runner(reference_out, False).wait() != 0:
-            sys.exit("reference run failed")
+            failed(reference_out, "reference run failed")
         reference_wall = time.time() - started
         reference = benchmark_names(reference_out)
 
@@ -109,7 +122,8 @@ def main():
                 chain_committed |= committed(output)
                 continue
             if code != 0:
-                sys.exit("a resumed run failed with exit code %d" % code)
+                failed(output, "a resumed run failed with exit code %d"
+                       % code)
             final = benchmark_names(output)
             lost += len(chain_committed - final)
             if final != reference:
@@ -120,7 +134,7 @@ def main():
             chain_committed = set()
         if os.path.isdir(journal_module.journal_dir(output)):  # finish it
             if runner(output, True).wait() != 0:
-                sys.exit("the last resumed run failed")
+                failed(output, "the last resumed run failed")
             final = benchmark_names(output)
             lost += len(chain_committed - final)
             if final != reference:
