@@ -19,7 +19,10 @@
 
 Work files without an entry belong to a benchmark that did not finish;
 resume deletes them and runs it again.  When the run completes, the output
-file is written (atomically) from the entries and the journal removed.
+file is written (atomically) from the entries and the journal removed:
+renamed to ``results/x.json.journal.removing`` first, then deleted, so a
+run killed while deleting leaves the whole journal or none at its path,
+never entries whose pyperf files are gone.
 """
 import json
 import os
@@ -123,7 +126,9 @@ class Journal(object):
                         _short(self.header.get(key))))
 
     def entries(self):
-        """The committed entries, {index: entry}."""
+        """The committed entries, {index: entry}.  An entry whose pyperf
+        file is gone (a journal damaged by hand) counts as unfinished, so
+        resume measures that benchmark again instead of failing the run."""
         found = {}
         for name in sorted(os.listdir(self.path)):
             match = _ENTRY.match(name)
@@ -131,6 +136,10 @@ class Journal(object):
                 continue
             with open(os.path.join(self.path, name)) as stream:
                 entry = json.load(stream)  # written atomically: whole
+            if entry["pyperf"] and not os.path.exists(
+                    self.pyperf_path(entry)):
+                os.remove(os.path.join(self.path, name))
+                continue
             found[int(match.group(1))] = entry
         return found
 
@@ -162,7 +171,15 @@ class Journal(object):
         return os.path.join(self.path, entry["pyperf"])
 
     def remove(self):
-        shutil.rmtree(self.path, ignore_errors=True)
+        """Delete the journal, atomically as seen from its path (see the
+        module's doc), and what an earlier, killed removal left."""
+        removing = self.path + ".removing"
+        shutil.rmtree(removing, ignore_errors=True)
+        try:
+            os.rename(self.path, removing)
+        except OSError:  # there is no journal
+            return
+        shutil.rmtree(removing, ignore_errors=True)
 
 
 def _short(value):

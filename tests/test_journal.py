@@ -99,6 +99,30 @@ def test_kill_9_then_resume_loses_nothing_finished(tmp_path):
     assert not os.path.exists(str(output) + ".journal")
 
 
+def test_resume_measures_again_a_benchmark_whose_pyperf_file_is_gone(
+        tmp_path):
+    # Before the journal was renamed away ahead of its deletion, a kill
+    # during the final delete left entries whose pyperf files were gone,
+    # and resume failed with a traceback (seen in the fault campaign).
+    output = tmp_path / "out.json"
+    runner = start_runner(output, *(QUICK + MINIMAL_PYPERF))
+    wait_for_entries(output, 2)
+    runner.kill()
+    runner.wait()
+    journal = str(output) + ".journal"
+    with open(os.path.join(journal, entries(output)[0])) as stream:
+        lost = json.load(stream)["pyperf"]
+    os.remove(os.path.join(journal, lost))
+    leftover = journal + ".removing"  # what a killed removal leaves
+    os.mkdir(leftover)
+    open(os.path.join(leftover, "0000.1.pyperf.json"), "w").close()
+    result = run_harness(*harness_args(output, "--resume",
+                                       *(QUICK + MINIMAL_PYPERF)))
+    assert result.code == 0, result
+    assert len(names(output)) == 8
+    assert not os.path.exists(journal) and not os.path.exists(leftover)
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130),
                                        (signal.SIGTERM, 143)])
 def test_interrupt_writes_what_finished_and_says_how_to_resume(
