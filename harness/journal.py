@@ -19,10 +19,13 @@
 
 Work files without an entry belong to a benchmark that did not finish;
 resume deletes them and runs it again.  When the run completes, the output
-file is written (atomically) from the entries and the journal removed:
-renamed to ``results/x.json.journal.removing`` first, then deleted, so a
-run killed while deleting leaves the whole journal or none at its path,
-never entries whose pyperf files are gone.
+file is written (atomically) from the entries and the journal removed.
+
+A kill at any moment leaves the whole journal or none at its path: it is
+made in ``x.json.journal.new`` and renamed into place once its header is
+written, and renamed to ``x.json.journal.removing`` before it is deleted
+(never a journal without a header, which --resume would refuse, nor entries
+whose pyperf files are gone).  The next run deletes such leftovers.
 """
 import json
 import os
@@ -94,17 +97,27 @@ class Journal(object):
                 "an interrupted run's journal is at %r: add --resume to "
                 "finish that run, or --restart to discard it" % self.path)
         if not resume:
-            try:
-                os.mkdir(self.path)
-                write_durably(os.path.join(self.path, "header.json"),
-                              json.dumps(self.header, sort_keys=True))
-            except (IOError, OSError) as exc:  # full or read-only disk
-                self.remove()
-                raise UsageError("cannot start the run journal %r: %s"
-                                 % (self.path, exc.strerror or exc))
+            self._create()
             return {}
         self._check_header()
         return self.entries()
+
+    def _create(self):
+        """Make the journal with its header in ``x.json.journal.new``, then
+        rename it into place: a run killed while starting leaves no journal
+        without a header (which --resume would refuse)."""
+        fresh = self.path + ".new"
+        try:
+            shutil.rmtree(fresh, ignore_errors=True)  # a killed start's
+            os.mkdir(fresh)
+            write_durably(os.path.join(fresh, "header.json"),
+                          json.dumps(self.header, sort_keys=True))
+            os.rename(fresh, self.path)
+            _fsync_dir(os.path.dirname(os.path.abspath(self.path)))
+        except (IOError, OSError) as exc:  # full or read-only disk
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise UsageError("cannot start the run journal %r: %s"
+                             % (self.path, exc.strerror or exc))
 
     def _check_header(self):
         try:

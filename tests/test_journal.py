@@ -113,14 +113,25 @@ def test_resume_measures_again_a_benchmark_whose_pyperf_file_is_gone(
     with open(os.path.join(journal, entries(output)[0])) as stream:
         lost = json.load(stream)["pyperf"]
     os.remove(os.path.join(journal, lost))
-    leftover = journal + ".removing"  # what a killed removal leaves
-    os.mkdir(leftover)
-    open(os.path.join(leftover, "0000.1.pyperf.json"), "w").close()
     result = run_harness(*harness_args(output, "--resume",
                                        *(QUICK + MINIMAL_PYPERF)))
     assert result.code == 0, result
     assert len(names(output)) == 8
-    assert not os.path.exists(journal) and not os.path.exists(leftover)
+    assert not os.path.exists(journal)
+
+
+def test_a_killed_start_or_removal_leaves_nothing_in_the_way(tmp_path):
+    # A run killed while starting or removing its journal leaves these; the
+    # journal's own path is only ever renamed, so it is whole or absent.
+    output = tmp_path / "out.json"
+    journal = str(output) + ".journal"
+    for leftover in (journal + ".new", journal + ".removing"):
+        os.mkdir(leftover)
+        open(os.path.join(leftover, "header.json"), "w").close()
+    result = run_harness(*harness_args(output, *(QUICK + MINIMAL_PYPERF)))
+    assert result.code == 0, result
+    assert len(names(output)) == 8
+    assert os.listdir(str(tmp_path)) == ["out.json"]
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130),
