@@ -6,6 +6,12 @@
 * ``custom``: the case's own ``time_it(loops) -> seconds`` (executor phases,
   a server with its clients), timed as it says.
 
+Under threads or processes, when what prepare() returned has an
+``after_value(wall, returns)`` method, it is called after every value,
+outside the clock, with the value's wall seconds and what each worker's
+``work(loops)`` returned (worker order): a case checks or counts what its
+workers produced there and ``record()``s it, without driving them itself.
+
 :func:`make_timer` turns what a spec's prepare() returned into the
 ``timer(loops) -> (seconds, cpu_utilisation)`` the pyperf program calls.
 """
@@ -72,17 +78,26 @@ def make_timer(bench, prepared, pin, spawn_source):
     from gilbench import fanout, metrics, procs
     driver = bench.spec.driver
     closers = [prepared.close] if hasattr(prepared, "close") else []
+    after_value = getattr(prepared, "after_value", None)
     if driver == THREADS:
         count = bench.params["threads"]
 
         def measure(loops):
             result = fanout.run_threads(prepared, count, loops, pin)
+            if after_value is not None:
+                after_value(result.wall, result.returns)
             return result.wall, result.cpu_utilisation
         return Timer(measure, closers)
     if driver == PROCESSES:
         team = procs.ProcessTeam(prepared, bench.params["processes"], pin,
                                  spawn_source)
-        return Timer(team.run, [team.close] + closers)
+
+        def measure_team(loops):
+            wall, utilisation, returns = team.run(loops)
+            if after_value is not None:
+                after_value(wall, returns)
+            return wall, utilisation
+        return Timer(measure_team, [team.close] + closers)
 
     def measure_custom(loops):
         clock = metrics.TreeCpuClock()

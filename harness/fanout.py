@@ -44,8 +44,9 @@ class StartGate(object):
 
 
 class FanOutResult(object):
-    def __init__(self, wall, cpu_seconds, controller_wall):
+    def __init__(self, wall, cpu_seconds, controller_wall, returns):
         self.wall = wall
+        self.returns = returns  # what each thread's work(loops) returned
         # CPU time of the whole process over the timed region divided by its
         # wall time: 1.0 is one busy core, 2.0 two (the seed's "200%").
         self.cpu_utilisation = (cpu_seconds / controller_wall
@@ -53,7 +54,8 @@ class FanOutResult(object):
 
 
 def run_threads(work, nthreads, loops, pin=None):
-    """Call ``work(loops)`` in ``nthreads`` threads; return a FanOutResult.
+    """Call ``work(loops)`` in ``nthreads`` threads; return a FanOutResult
+    (with what each call returned, in thread order).
 
     ``pin`` (a gilbench.pinning.Pinning): each thread pins itself to its CPU
     before it parks.  An exception in any thread (pinning included) is
@@ -62,6 +64,7 @@ def run_threads(work, nthreads, loops, pin=None):
     gate = StartGate(nthreads)
     starts = [None] * nthreads
     ends = [None] * nthreads
+    returns = [None] * nthreads
     errors = []
 
     def body(index):
@@ -77,7 +80,7 @@ def run_threads(work, nthreads, loops, pin=None):
         starts[index] = perf_counter()
         try:
             if pinned:
-                work(loops)
+                returns[index] = work(loops)
         except BaseException as exc:  # reported by the controller
             errors.append(exc)
         ends[index] = perf_counter()
@@ -96,4 +99,4 @@ def run_threads(work, nthreads, loops, pin=None):
     if errors:
         raise errors[0]
     return FanOutResult(max(ends) - min(starts), cpu_after - cpu_before,
-                        wall_after - wall_before)
+                        wall_after - wall_before, returns)

@@ -6,7 +6,8 @@ reused for every value of one pyperf worker.  For a value each worker gets
 ``loops``, parks on a start gate in shared memory (a multiprocessing Event:
 POSIX semaphores) and, once all have parked, all are released together.
 The value is the wall time from the first worker's start to the last one's
-finish, read from the system-wide monotonic clock in each worker.
+finish, read from the system-wide monotonic clock in each worker.  What
+``work(loops)`` returns is sent back (pickled) after the worker's finish.
 
 A worker that dies fails the benchmark with its signal or exit code; the
 rest are killed.  Workers die with their parent (PR_SET_PDEATHSIG on Linux)
@@ -66,11 +67,12 @@ def _one_value(work, loops, arrived, go):
     go.wait()
     start = perf_counter()
     try:
-        work(loops)
+        returned = work(loops)
     except BaseException:
         return ("error", _last_line())
     end = perf_counter()
-    return ("value", (start, end, process_cpu_seconds() - cpu_before))
+    return ("value", (start, end, process_cpu_seconds() - cpu_before,
+                      returned))
 
 
 def _last_line():
@@ -135,7 +137,8 @@ class ProcessTeam(object):
             raise
 
     def run(self, loops):
-        """(wall seconds, CPU utilisation of the team) for one value."""
+        """(wall seconds, CPU utilisation of the team, what each worker's
+        work(loops) returned, in worker order) for one value."""
         for conn in self.conns:
             conn.send(loops)
         for _ in range(self.count):
@@ -146,10 +149,10 @@ class ProcessTeam(object):
         wall_after = perf_counter()
         cpu = process_cpu_seconds() - cpu_before
         self.go.clear()  # every worker is past the gate: it has answered
-        starts, ends, cpus = zip(*results)
+        starts, ends, cpus, returns = zip(*results)
         wall = max(ends) - min(starts)
         utilisation = (cpu + sum(cpus)) / (wall_after - wall_before)
-        return wall, utilisation
+        return wall, utilisation, list(returns)
 
     def _wait_arrival(self):
         while not self.arrived.acquire(True, POLL_SECONDS):

@@ -8,7 +8,9 @@
   can check that all N windows overlap (every process started before the
   clock);
 * ``model.dies`` / ``model.stuck``: processes cases where worker 1 kills
-  itself with SIGSEGV, or sleeps forever (the run's timeout ends it).
+  itself with SIGSEGV, or sleeps forever (the run's timeout ends it);
+* ``model.tally``: threads and processes cases whose workers return what
+  they did, recorded by ``after_value`` after each value.
 
 Loaded by path in the harness, its children and their workers: standard
 library and gilbench.api only.
@@ -85,6 +87,24 @@ def _stuck(params):
     return work
 
 
+class _Tally(object):
+    """Each worker returns (its index, its pid, loops); after each value
+    the controller records what came back."""
+
+    def __call__(self, loops):
+        return worker_index(), os.getpid(), loops
+
+    def after_value(self, wall, returns):
+        indexes, pids, loops = zip(*returns)
+        record(tally_indexes=",".join(str(i) for i in indexes),
+               tally_pids=len(set(pids)), tally_loops=sum(loops),
+               tally_wall_ok=int(wall > 0))
+
+
+def _tally(params):
+    return _Tally()
+
+
 CASES = [
     CaseSpec(FAMILY, "grid", "v", "python", _adder, "two axes + threads",
              axes=[Axis("kind", ["mutex", "spin"], quick=["mutex"]),
@@ -100,6 +120,10 @@ CASES = [
              "a worker process dies", driver=PROCESSES),
     CaseSpec(FAMILY, "stuck", "v", "python", _stuck,
              "worker processes hang", driver=PROCESSES),
+    CaseSpec(FAMILY, "tally", "threads", "python", _tally,
+             "threads return what they did"),
+    CaseSpec(FAMILY, "tally", "processes", "python", _tally,
+             "processes return what they did", driver=PROCESSES),
 ]
 
 TABLES = [

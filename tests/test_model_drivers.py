@@ -110,6 +110,24 @@ def test_custom_case_records_per_run_metadata(tmp_path):
         assert bench.get_metadata()["value_means"].startswith("wall seconds")
 
 
+@pytest.mark.parametrize("variant, pids", [("threads", 1),
+                                           ("processes", 3)])
+def test_after_value_gets_every_workers_return(tmp_path, variant, pids):
+    output = tmp_path / "out.json"
+    count = "%s=3" % variant
+    result = run_model(output, "--case", "model.tally.%s*" % variant,
+                       "--param", count, "-p", "1", "-n", "2", "-w", "0",
+                       "-l", "7")
+    assert result.code == 0, result
+    (bench,) = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
+    (run,) = [r for r in bench.get_runs() if r.values]
+    meta = run.get_metadata()
+    assert meta["tally_indexes"] == "0,1,2"  # worker order
+    assert meta["tally_pids"] == pids
+    assert meta["tally_loops"] == 3 * 7
+    assert meta["tally_wall_ok"] == 1
+
+
 def test_excluded_combination_is_recorded_with_its_metadata(tmp_path):
     output = tmp_path / "out.json"
     result = run_model(output, "--case", "model.grid*", "--param",
