@@ -11,8 +11,8 @@ and 17-bit sequence capped it at 131072 ids/s).  Backends: ``python``
 source, lock-free), so the in-process rows show what the interpreter
 costs and the UDP rows what the socket adds.
 
-* ``inprocess.shared``: ``threads`` threads share one generator; a value
-  is wall seconds for every thread to take IDS_PER_LOOP ids per loop.
+* ``inprocess.shared``: ``threads`` threads (the threads driver) share one
+  generator; in a loop each takes IDS_PER_LOOP ids.
 * ``udp.processes``: ``servers`` processes, each owning a node and its own
   socket bound to one 127.0.0.1 port with ``SO_REUSEPORT`` (the kernel
   spreads the flows over them), and ``clients`` client processes;
@@ -51,7 +51,7 @@ import time
 import traceback
 from itertools import repeat
 
-from gilbench.api import (CUSTOM, Axis, CaseSpec, Unavailable,
+from gilbench.api import (CUSTOM, Axis, CaseSpec, Unavailable, threads,
                          die_with_parent, pinning, record, recorded, table,
                          throughput)
 
@@ -215,55 +215,27 @@ def _pinned(pin, count):
     return {"pinned_cpus": pin.describe(count)}
 
 
+class SharedGenerator(object):
+    """The threads driver's ``work(loops)``: each thread takes
+    IDS_PER_LOOP ids per loop from one generator and returns them; after
+    each value the driver hands every thread's ids to ``after_value``."""
+
+    def __init__(self, backend):
+        self.take = GENERATORS[backend](1).next_id
+
+    def __call__(self, loops):
+        take = self.take
+        return [take() for _ in repeat(None, loops * IDS_PER_LOOP)]
+
+    def after_value(self, wall, id_lists):
+        _record_value(wall, id_lists, 0, [1],
+                      sum(len(ids) for ids in id_lists))
+
+
 def inprocess(backend):
     def prepare(params):
-        nthreads = params["threads"]
-        take = GENERATORS[backend](1).next_id
-        pin = pinning()
-
-        def time_it(loops):
-            lists, starts, ends, errors = _run_threads(
-                take, nthreads, loops * IDS_PER_LOOP, pin)
-            if errors:
-                raise errors[0]
-            wall = max(ends) - min(starts)
-            _record_value(wall, lists, 0, [1], nthreads * loops
-                          * IDS_PER_LOOP)
-            record(**_pinned(pin, nthreads))
-            return wall
-        return time_it
+        return SharedGenerator(backend)
     return prepare
-
-
-def _run_threads(take, nthreads, count, pin):
-    """``count`` ids taken by each of ``nthreads`` threads released
-    together: (id lists, start times, end times, exceptions)."""
-    gate = threading.Event()
-    lists, starts, ends = [[]] * nthreads, [0.0] * nthreads, [0.0] * nthreads
-    errors = []
-
-    def body(index):
-        try:
-            if pin is not None:
-                pin.pin_current(index)
-            gate.wait()
-            starts[index] = perf_counter()
-            lists[index] = [take() for _ in repeat(None, count)]
-            ends[index] = perf_counter()
-        except BaseException as exc:
-            errors.append(exc)
-    threads = [threading.Thread(target=body, args=(i,))
-               for i in range(nthreads)]
-    for thread in threads:
-        thread.daemon = True
-        thread.start()
-    gate.set()
-    for thread in threads:
-        thread.join(VALUE_TIMEOUT)
-    if any(thread.is_alive() for thread in threads):
-        errors.append(RuntimeError("a thread took more than %d s"
-                                   % VALUE_TIMEOUT))
-    return lists, starts, ends, errors
 
 
 # --- the UDP service ---------------------------------------------------------
@@ -651,11 +623,12 @@ def _inprocess_spec(backend, values, quick):
     return CaseSpec(
         FAMILY, "inprocess", "shared", backend, inprocess(backend),
         "ids from one %s generator shared by N threads" % backend,
-        driver=CUSTOM,
-        axes=[Axis("threads", values, quick=quick, unit="threads")],
-        value_means="wall seconds for each of the `threads` threads to take "
-        "%d ids per loop from one shared generator" % IDS_PER_LOOP,
-        check=_check(backend), concurrency="threads",
+        axes=[threads(values, quick)],
+        value_means="wall seconds per loop; in one loop each of the "
+        "`threads` threads takes %d ids from one shared generator, all "
+        "started together, timed until the last one finishes"
+        % IDS_PER_LOOP,
+        check=_check(backend),
         ops_per_loop=lambda params: params["threads"] * IDS_PER_LOOP)
 
 

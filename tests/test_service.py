@@ -18,6 +18,7 @@ import psutil
 import pyperf
 import pytest
 
+from gilbench import fanout
 from gilbench import record as record_module
 from gilbench.registry import Unavailable
 from helpers import MINIMAL_PYPERF, run_harness
@@ -212,11 +213,19 @@ def test_unbindable_address_is_unavailable(monkeypatch):
         make_service()
 
 
-def test_inprocess_records_its_checks(sink):
-    time_it = service.inprocess("python")({"threads": 2})
-    assert time_it(1) > 0
-    assert sink["requests"] == 2 * service.IDS_PER_LOOP
+@pytest.mark.parametrize("backend", backends())
+def test_inprocess_records_its_checks(sink, backend):
+    # Through the threads driver, which hands each thread's ids to
+    # after_value once the value is timed.
+    work = service.inprocess(backend)({"threads": 2})
+    result = fanout.run_threads(work, 2, 3)
+    assert [len(ids) for ids in result.returns] == [
+        3 * service.IDS_PER_LOOP] * 2
+    work.after_value(result.wall, result.returns)
+    assert sink["requests"] == 6 * service.IDS_PER_LOOP
     assert sink["duplicates"] == 0 and sink["nonmonotonic"] == 0
+    assert sink["served"] == str(6 * service.IDS_PER_LOOP)
+    assert sink["ids_per_s"] == pytest.approx(sink["requests"] / result.wall)
 
 
 # --- end to end, through the harness -----------------------------------------
