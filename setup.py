@@ -40,6 +40,8 @@ def _families():
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXTENSIONS = os.path.join(HERE, "extensions")
+HEADERS = sorted("extensions/" + name for name in os.listdir(EXTENSIONS)
+                 if name.endswith(".h"))
 # Installed package -> repository directory.  gilbench.report is
 # harness/report, found under gilbench's own directory.
 PACKAGE_DIRS = {
@@ -54,6 +56,7 @@ CYTHON_EXTENSIONS = [
         sources=["extensions/_%s_cy.pyx" % family,
                  "extensions/%s.c" % family],
         include_dirs=["extensions"],
+        depends=HEADERS,  # a header's change rebuilds the module
         extra_compile_args=["-pthread"],
         extra_link_args=["-pthread"],
     )

@@ -32,6 +32,8 @@ def family_ffi(family):
         '#include "%s.h"' % family,
         sources=["extensions/%s.c" % family],
         include_dirs=["extensions"],
+        depends=sorted("extensions/" + name for name in os.listdir(HERE)
+                       if name.endswith(".h")),  # a header's change rebuilds
         extra_link_args=["-pthread"],
         # A per-interpreter file name (not .abi3.so): tox builds every
         # interpreter in place in the same tree, and a shared name would

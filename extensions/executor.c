@@ -2,16 +2,14 @@
  * neither vectorise nor skip it, and its time is proportional to
  * ``iterations`` on any interpreter. */
 #include "executor.h"
+#include "xorshift.h"
 
 unsigned long long ex_kernel(unsigned long long seed, long iterations)
 {
     unsigned long long x = seed;
     long i;
 
-    for (i = 0; i < iterations; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-    }
+    for (i = 0; i < iterations; i++)
+        x = xorshift_step(x);
     return x;
 }

@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include "grwl.h"
+#include "xorshift.h"
 
 #define GR_UNIT_ROUNDS 8
 #define GR_UNIT_BYTES 48 /* what a unit "allocates", for the bytes counter */
@@ -68,20 +69,16 @@ struct gr_core {
     gr_line checksum;
 };
 
-/* noinline keeps a real call per unit in gr_run; the empty volatile asm
- * that "modifies" x in every round stops the compiler from folding,
- * vectorising or hoisting the chain.  tests/test_grwl_native.py checks the
- * built modules' disassembly for the call. */
+/* noinline keeps a real call per unit in gr_run; xorshift_step's barrier
+ * stops the compiler from folding, vectorising or hoisting the chain.
+ * tests/test_grwl_native.py checks the built modules' disassembly for the
+ * call. */
 __attribute__((noinline)) unsigned long
 gr_unit(unsigned long x)
 {
     int i;
-    for (i = 0; i < GR_UNIT_ROUNDS; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        __asm__ __volatile__("" : "+r"(x));
-    }
+    for (i = 0; i < GR_UNIT_ROUNDS; i++)
+        x = xorshift_step(x);
     return x;
 }
 

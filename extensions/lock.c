@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lock.h"
+#include "xorshift.h"
 
 #define LK_LINE 64
 /* A spinner that has paused this often yields its CPU: with more threads
@@ -46,21 +47,16 @@ struct lk_lock {
     long recoveries;
 };
 
-/* noinline keeps a real call in every caller; the empty volatile asm that
- * "modifies" x in every iteration stops the compiler from folding the
- * chain into a closed form, vectorising it or deleting it (its result is
- * often unused).  tests/test_lock_native.py checks the disassembly. */
+/* noinline keeps a real call in every caller; xorshift_step's barrier
+ * keeps the chain (its result is often unused).
+ * tests/test_lock_native.py checks the disassembly. */
 __attribute__((noinline)) unsigned long
 lk_work(long iters)
 {
-    unsigned long x = 0x9e3779b97f4a7c15UL;
+    unsigned long x = XORSHIFT_SEED;
     long i;
-    for (i = 0; i < iters; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        __asm__ __volatile__("" : "+r"(x));
-    }
+    for (i = 0; i < iters; i++)
+        x = xorshift_step(x);
     return x;
 }
 
