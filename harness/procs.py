@@ -6,8 +6,10 @@ reused for every value of one pyperf worker.  For a value each worker gets
 ``loops``, parks on a start gate in shared memory (a multiprocessing Event:
 POSIX semaphores) and, once all have parked, all are released together.
 The value is the wall time from the first worker's start to the last one's
-finish, read from the system-wide monotonic clock in each worker.  What
-``work(loops)`` returns is sent back (pickled) after the worker's finish.
+finish, read from the system-wide monotonic clock in each worker.  When
+the work has an ``after_value`` method, what ``work(loops)`` returns is sent
+back (pickled) after the worker's finish; otherwise it is dropped, so a
+case that returns something unpicklable by accident still runs.
 
 A worker that dies fails the benchmark with its signal or exit code; the
 rest are killed.  Workers die with their parent (PR_SET_PDEATHSIG on Linux)
@@ -39,7 +41,7 @@ class WorkerProcessError(RuntimeError):
     """A worker process of the team died or raised."""
 
 
-def _worker_main(index, conn, arrived, go, work, factory, pin):
+def _worker_main(index, conn, arrived, go, work, factory, pin, keep):
     """A worker process: set up, then one value per ``loops`` received."""
     die_with_parent()
     set_index(index)
@@ -58,10 +60,10 @@ def _worker_main(index, conn, arrived, go, work, factory, pin):
             return
         if loops is None:
             return
-        conn.send(_one_value(work, loops, arrived, go))
+        conn.send(_one_value(work, loops, arrived, go, keep))
 
 
-def _one_value(work, loops, arrived, go):
+def _one_value(work, loops, arrived, go, keep):
     cpu_before = process_cpu_seconds()
     arrived.release()
     go.wait()
@@ -72,7 +74,7 @@ def _one_value(work, loops, arrived, go):
         return ("error", _last_line())
     end = perf_counter()
     return ("value", (start, end, process_cpu_seconds() - cpu_before,
-                      returned))
+                      returned if keep else None))
 
 
 def _last_line():
@@ -119,13 +121,14 @@ class ProcessTeam(object):
         self.conns, self.processes = [], []
         forked = self.start_method == "fork"
         factory = None if forked else _SpawnedWork(*spawn_source)
+        keep = hasattr(work, "after_value")  # else returns are not sent
         try:
             for index in range(count):
                 parent_end, child_end = context.Pipe()
                 process = context.Process(
                     target=_worker_main,
                     args=(index, child_end, self.arrived, self.go,
-                          work if forked else None, factory, pin))
+                          work if forked else None, factory, pin, keep))
                 process.daemon = True
                 process.start()
                 child_end.close()

@@ -110,9 +110,13 @@ def test_custom_case_records_per_run_metadata(tmp_path):
         assert bench.get_metadata()["value_means"].startswith("wall seconds")
 
 
-@pytest.mark.parametrize("variant, pids", [("threads", 1),
-                                           ("processes", 3)])
-def test_after_value_gets_every_workers_return(tmp_path, variant, pids):
+@pytest.mark.parametrize("variant, pids, start_method", [
+    ("threads", 1, None), ("processes", 3, "fork"),
+    ("processes", 3, "spawn")])
+def test_after_value_gets_every_workers_return(tmp_path, monkeypatch,
+                                               variant, pids, start_method):
+    if start_method:
+        monkeypatch.setenv("GILBENCH_START_METHOD", start_method)
     output = tmp_path / "out.json"
     count = "%s=3" % variant
     result = run_model(output, "--case", "model.tally.%s*" % variant,
