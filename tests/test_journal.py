@@ -62,6 +62,15 @@ def wait_for_entries(output, count, timeout=60):
     raise AssertionError("journal never reached %d entries" % count)
 
 
+def killed_run(output, committed):
+    """A run of the quick suite, SIGKILLed once ``committed`` benchmarks
+    are in its journal."""
+    runner = start_runner(output, *(QUICK + MINIMAL_PYPERF))
+    wait_for_entries(output, committed)
+    runner.kill()
+    runner.wait()
+
+
 def names(output):
     return [b.get_name() for b in
             pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()]
@@ -83,10 +92,7 @@ def our_processes():
 
 def test_kill_9_then_resume_loses_nothing_finished(tmp_path):
     output = tmp_path / "out.json"
-    runner = start_runner(output, *(QUICK + MINIMAL_PYPERF))
-    wait_for_entries(output, 3)
-    runner.kill()
-    runner.wait()
+    killed_run(output, 3)
     survived = entries(output)
     assert len(survived) >= 3 and not output.exists()
     time.sleep(0.5)  # PR_SET_PDEATHSIG is asynchronous
@@ -105,10 +111,7 @@ def test_resume_measures_again_a_benchmark_whose_pyperf_file_is_gone(
     # during the final delete left entries whose pyperf files were gone,
     # and resume failed with a traceback (seen in the fault campaign).
     output = tmp_path / "out.json"
-    runner = start_runner(output, *(QUICK + MINIMAL_PYPERF))
-    wait_for_entries(output, 2)
-    runner.kill()
-    runner.wait()
+    killed_run(output, 2)
     journal = str(output) + ".journal"
     with open(os.path.join(journal, entries(output)[0])) as stream:
         lost = json.load(stream)["pyperf"]
@@ -158,10 +161,7 @@ def test_interrupt_writes_what_finished_and_says_how_to_resume(
 def test_resume_refuses_other_settings_and_missing_or_foreign_journals(
         tmp_path):
     output = tmp_path / "out.json"
-    runner = start_runner(output, *(QUICK + MINIMAL_PYPERF))
-    wait_for_entries(output, 1)
-    runner.kill()
-    runner.wait()
+    killed_run(output, 1)
     other = harness_args(output, "--resume", "--case", "fault.q0.*",
                          *MINIMAL_PYPERF)
     result = run_harness(*other)
