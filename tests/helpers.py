@@ -34,6 +34,31 @@ class Completed(object):
         return [line for line in self.stderr.splitlines() if line.strip()]
 
 
+def drive(spec, params, loops):
+    """``spec.prepare(params)`` and one value of ``loops`` through its
+    driver, in this process, as the pyperf program runs it (after_value
+    included); return what the case record()ed."""
+    from gilbench import drivers
+    from gilbench import record as record_module
+
+    class Bench(object):  # what make_timer reads of a registry.Benchmark
+        pass
+    bench = Bench()
+    bench.spec, bench.params = spec, dict(params)
+    recorded = {}
+    record_module.set_sink(recorded)
+    try:
+        timer = drivers.make_timer(bench, spec.prepare(dict(params)), None,
+                                   None)
+        try:
+            timer(loops)
+        finally:
+            timer.close()
+    finally:
+        record_module.set_sink(None)
+    return recorded
+
+
 def package_dirs():
     """setup.py's PACKAGE_DIRS: installed package -> repository directory."""
     with open(os.path.join(ROOT, "setup.py")) as stream:

@@ -13,9 +13,7 @@ import threading
 
 import pytest
 
-from gilbench import fanout
-from gilbench import record as record_module
-from helpers import ROOT, run_harness
+from helpers import ROOT, drive, run_harness
 
 grwl_case = pytest.importorskip("gilbench.cases.grwl")
 _grwl_cy = pytest.importorskip("gilbench.extensions._grwl_cy",
@@ -171,16 +169,9 @@ def spec(base_name):
 
 
 def run_spec(base_name, nthreads, loops=50, **params):
-    """prepare() and work() as the harness calls them; what they record."""
+    """One value through the threads driver; what the case recorded."""
     params["threads"] = nthreads
-    sink = {}
-    record_module.set_sink(sink)
-    try:
-        work = spec(base_name).prepare(params)
-        fanout.run_threads(work, nthreads, loops)
-    finally:
-        record_module.set_sink(None)
-    return sink
+    return drive(spec(base_name), params, loops)
 
 
 @pytest.mark.parametrize("base_name", [

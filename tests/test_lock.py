@@ -12,11 +12,10 @@ import threading
 
 import pytest
 
-from gilbench import fanout, procs
-from gilbench import record as record_module
+from gilbench import procs
 from gilbench import workerindex
 from gilbench.api import Unavailable
-from helpers import ROOT
+from helpers import ROOT, drive
 
 lock_case = pytest.importorskip("gilbench.cases.lock")
 _lock_cy = pytest.importorskip("gilbench.extensions._lock_cy",
@@ -238,18 +237,10 @@ def test_guarded_map_counts_its_updates_and_hits(ops, pct):
 
 
 def run_spec(base_name, count=2, loops=100, **params):
-    """prepare() and work() as the threads driver calls them; what they
-    recorded."""
+    """One value through the threads driver; what the case recorded."""
     (spec,) = [s for s in lock_case.CASES if s.base_name == base_name]
     params["threads"] = count
-    sink = {}
-    record_module.set_sink(sink)
-    try:
-        work = spec.prepare(params)
-        fanout.run_threads(work, count, loops)
-    finally:
-        record_module.set_sink(None)
-    return sink
+    return drive(spec, params, loops)
 
 
 @pytest.mark.parametrize("base_name,params", [
