@@ -42,7 +42,14 @@ def start_runner(output, *extra):
         [sys.executable, "-m", "gilbench"] + [str(a) for a in harness_args(
             output, *extra)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        universal_newlines=True, env=env)
+        universal_newlines=True, env=env, preexec_fn=_default_sigint)
+
+
+def _default_sigint():
+    # A shell starts background jobs with SIGINT ignored, and Python keeps
+    # an ignored SIGINT ignored: the Ctrl-C test must not depend on how
+    # pytest was started.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def entries(output):
