@@ -277,3 +277,57 @@ def test_newer_format_and_foreign_pyperf_file(tmp_path):
     result = run_harness("report", foreign, "--format", "html")
     assert_one_line_usage_error(result)
     assert "not a gilbench result" in result.stderr
+
+
+# -- trimmed SVG ----------------------------------------------------------
+
+def attribute_numbers(svg):
+    """Numbers of the attributes that place things (not ids, styles or
+    text)."""
+    values = re.findall(r'\s(?:d|x|y|width|height|transform|viewBox)='
+                        r'"([^"]*)"', svg)
+    return re.findall(r"-?\d+(?:\.\d+)?", " ".join(values))
+
+
+def test_plot_coordinates_have_at_most_two_decimals(matrix_page):
+    _, page = matrix_page
+    svgs = re.findall(r"<svg.*?</svg>", page, re.S)
+    numbers = [n for svg in svgs for n in attribute_numbers(svg)]
+    assert len(numbers) > 1000
+    assert [n for n in numbers if re.search(r"\.\d{3}", n)] == []
+    assert any(re.search(r"\.\d\d$", n) for n in numbers)  # still precise
+
+
+SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="504pt">\n'
+       ' <g id="a">\n'
+       '  <path d="M 45.123456 175.104 \nL 332.64 -0.001 \nz\n" '
+       'style="stroke-width: 0.8"/>\n'
+       '  <use x="87.659898" y="1.5" transform="scale(0.015625)"/>\n'
+       '  <text style="font-size: 9px; font-family: \'DejaVu Sans\', '
+       'sans-serif; text-anchor: middle" x="87.659898" y="188.942594" '
+       'transform="rotate(-0 87.659898 188.942594)">1.234567 a  b</text>\n'
+       '  <text style="font-size: 8px; font-family: \'DejaVu Sans\', '
+       'sans-serif" transform="rotate(-20 10.123456 5)">x</text>\n'
+       ' </g>\n</svg>')
+
+
+def test_svg_trim_keeps_what_is_drawn():
+    from gilbench.report import svgtrim
+    assert svgtrim.trim(SVG) == (
+        '<svg style="font-family: \'DejaVu Sans\', sans-serif" '
+        'xmlns="http://www.w3.org/2000/svg" width="504pt"><g id="a">'
+        '<path d="M45.12 175.1L332.64 0z" style="stroke-width: 0.8"/>'
+        '<use x="87.66" y="1.5" transform="scale(0.015625)"/>'
+        '<text style="font-size: 9px; text-anchor: middle" x="87.66" '
+        'y="188.94">1.234567 a  b</text>'
+        '<text style="font-size: 8px" transform="rotate(-20 10.12 5)">x'
+        '</text></g></svg>')
+
+
+def test_svg_trim_leaves_differing_fonts_on_their_texts():
+    from gilbench.report import svgtrim
+    mixed = SVG.replace("8px; font-family: 'DejaVu Sans'", "8px; "
+                        "font-family: 'Other'")
+    trimmed = svgtrim.trim(mixed)
+    assert trimmed.startswith('<svg xmlns=')
+    assert trimmed.count("font-family:") == 2

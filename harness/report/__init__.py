@@ -4,5 +4,6 @@ Reads only pyperf JSON written by ``gilbench run`` (format 2, see
 gilbench.resultformat); the tables come from the ``gilbench_tables``
 declarations the case modules put there, so a new family needs no change
 here.  loader -> records (model) -> pivot/kinds/listings -> Tables of
-structured Cells -> render (text, escaping, templates).
+structured Cells -> render (text, escaping, templates; html and plots,
+whose SVG svgtrim makes smaller).
 """

@@ -17,7 +17,7 @@ import numbers
 import re
 from dataclasses import dataclass
 
-from gilbench.report import cells, pivot
+from gilbench.report import cells, pivot, svgtrim
 from gilbench.report.render import one_line
 
 _XML_HEAD = re.compile(r"\A.*?(?=<svg)", re.S)
@@ -217,5 +217,6 @@ def plot(table, gid):
         figure.savefig(buffer, format="svg",
                        metadata={"Date": None, "Creator": None,
                                  "Format": None, "Type": None})
-    svg = _METADATA.sub("", _XML_HEAD.sub("", buffer.getvalue(), count=1))
+    svg = svgtrim.trim(_METADATA.sub("", _XML_HEAD.sub(
+        "", buffer.getvalue(), count=1)))
     return Plot(svg, len(series), "lines" if lines else "bars")
