@@ -23,7 +23,8 @@ from gilbench.tables import ratio, table  # noqa: E402
 
 NETWORK = re.compile(r"(?i)\b(?:https?|wss?|ftp):|(?<![\w/])//[\w.-]")
 ALLOWED_TAGS = {
-    "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p",
+    "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "h4",
+    "p",
     "div", "span", "nav", "ul", "li", "a", "section", "table", "thead",
     "tbody", "tr", "th", "td", "abbr", "figure",
     # matplotlib's SVG
@@ -279,7 +280,29 @@ def test_newer_format_and_foreign_pyperf_file(tmp_path):
     assert "not a gilbench result" in result.stderr
 
 
-# -- trimmed SVG ----------------------------------------------------------
+# -- a table without a value, shared values, and trimmed SVG ----------------
+
+def test_all_na_table_is_one_line_in_html(tmp_path):
+    from test_report_render import BIG_LINE, EXCLUDED, FIXED, write_sized
+    path = write_sized(tmp_path)
+    results = loader.load_results([str(path)])
+    page = render.render(results, "html")
+    assert {tag for tag, _ in tags_of(page)} <= ALLOWED_TAGS
+    # One line, with an anchor of its own, after the drawn tables.
+    assert re.search(r'<li id="t2">%s</li>' % re.escape(
+        BIG_LINE.replace("'", "&#39;")), page)
+    headings = re.findall(r"<h([34])[^>]*>([^<]*)</h\1>", page)
+    assert ("3", "time by size") in headings
+    assert ("4", "time by size: size=small") in headings
+    assert ("4", "time by size: size=odd") in headings
+    assert not any(text.endswith("size=big") for _, text in headings)
+    # Two declared tables and three listings drawn; a plot for the one
+    # with a number.
+    assert page.count("<table>") == 2 + 3
+    assert re.findall(r'data-series="(\d+)"', page) == ["1"]
+    assert page.count(FIXED) == 1
+    assert page.count(EXCLUDED) == 2 * 3 + 1 + 1  # listings, odd, line
+
 
 def attribute_numbers(svg):
     """Numbers of the attributes that place things (not ids, styles or

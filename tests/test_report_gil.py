@@ -99,9 +99,12 @@ def cell_map(table):
 
 def test_slowdown_tables_one_per_numerator_group(results):
     tables = tables_of(results, SLOWDOWN)
+    # case=trivial is every table's: stated once (common), not in titles.
     assert [t.title for t in tables] == [
-        "nogil/gil slowdown: case=trivial, backend=cython",
-        "nogil/gil slowdown: case=trivial, backend=cffi"]
+        "nogil/gil slowdown: backend=cython",
+        "nogil/gil slowdown: backend=cffi"]
+    assert [t.common for t in tables] == [{"case": "trivial",
+                                           "family": "gil"}] * 2
     for table in tables:
         assert texts(table)[0] == ["Threads", "CPython 2.7", "CPython 3.9"]
         assert all(len(row) == len(table.header) for row in table.rows)
@@ -181,7 +184,9 @@ def test_fallback_when_the_exact_twin_has_no_value(tmp_path,
 
 def test_lock_trivial_factor_table(results):
     (table,) = tables_of(results, FACTOR)
-    assert table.title == "lock/trivial factor: variant=gil, backend=cython"
+    assert table.title == "lock/trivial factor"  # its only table
+    assert table.common == {"variant": "gil", "backend": "cython",
+                            "family": "gil"}
     assert table.note == "case=lock divided by case=trivial."
     assert body(table) == [
         ["1", "3.36 (3.00ms/892us)", "3.59 (35.9ns/10.0ns)"],
@@ -192,9 +197,9 @@ def test_lock_trivial_factor_table(results):
 def test_all_tables_order(results):
     titles = [t.title for t in pivot.all_tables(results)]
     assert titles == [
-        "nogil/gil slowdown: case=trivial, backend=cython",
-        "nogil/gil slowdown: case=trivial, backend=cffi",
-        "lock/trivial factor: variant=gil, backend=cython",
+        "nogil/gil slowdown: backend=cython",
+        "nogil/gil slowdown: backend=cffi",
+        "lock/trivial factor",
         "Raw results: mean +- std dev",
         "CPU utilisation over the timed region",
         "Runs"]
@@ -424,7 +429,9 @@ def md_tables(text):
 def test_markdown_has_pipe_tables(results):
     text = render.render(results, "md")
     assert text.startswith("# gilbench results")
-    assert "## nogil/gil slowdown: case=trivial, backend=cython" in text
+    assert "## nogil/gil slowdown\n" in text
+    assert "### nogil/gil slowdown: backend=cython\n" in text
+    assert "Fixed for these 2 tables: case=trivial." in text
     tables = md_tables(text)
     assert len(tables) == len(pivot.all_tables(results))
     first = tables[0]

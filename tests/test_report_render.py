@@ -12,7 +12,7 @@ if sys.version_info < (3, 9):
                 allow_module_level=True)
 
 from gilbench.report import cells, loader, render  # noqa: E402
-from gilbench.tables import crossover, ratio, table  # noqa: E402
+from gilbench.tables import crossover, ratio, table, value  # noqa: E402
 
 pytest.importorskip("docutils")
 pytest.importorskip("jinja2")
@@ -77,8 +77,9 @@ def test_rst_with_underscores_and_odd_reasons_is_valid(odd_results):
 
 def test_rst_title_and_note_with_markup_characters_are_literal(odd_results):
     text = render.render(odd_results, "rst")
-    assert ("fast_path/slow_path *speed*: case=under_score, "
-            "backend=py_thon") in doctree_texts(text, "title")
+    assert "fast_path/slow_path *speed*" in doctree_texts(text, "title")
+    assert ("Fixed for this table: case=under_score, backend=py_thon."
+            in doctree_texts(text, "paragraph"))
     assert ("variant=fast_path divided by variant=slow_path. a |note| with "
             "`markup` and under_scores_") in doctree_texts(text, "paragraph")
 
@@ -106,8 +107,9 @@ def md_rows(text):
 
 def test_markdown_escapes_cells_titles_and_notes(odd_results):
     text = render.render(odd_results, "md")
-    assert ("## fast\\_path/slow\\_path \\*speed\\*: case=under\\_score, "
-            "backend=py\\_thon") in text
+    assert "## fast\\_path/slow\\_path \\*speed\\*\n" in text
+    assert ("Fixed for this table: case=under\\_score, backend=py\\_thon."
+            in text)
     assert "a \\|note\\| with \\`markup\\` and under\\_scores\\_" in text
     assert "n/a: needs \\`libfoo\\` \\| \\*bar\\* \\| \\_baz\\_" in text
     # Every row keeps its column count: no cell's pipe split it.
@@ -141,3 +143,81 @@ def test_crossover_note_renders_in_both_formats(tmp_path):
     assert "215 ns" in doctree_texts(rst, "entry")
     assert "| 1 | 215 ns |" in render.render(results, "md")
     assert cells.NOT_RUN not in rst
+
+
+# -- layout: a table without a value is one line; shared values once -------
+
+EXCLUDED = "n/a: big sizes are measured with one thread only (budget)"
+SIZES = [{"name": "threads", "unit": "threads", "log": False},
+         {"name": "size", "unit": "", "log": False}]
+SIZE_TABLES = [table("time by size", rows="threads", per=["size"],
+                     cell=value())]
+
+
+def sized(size, threads):
+    return dims("syn", "c", "v", "b", threads=threads, size=size)
+
+
+def write_sized(directory):
+    """Three tables of one declaration: size=small measured, size=big all
+    excluded (one line), size=odd n/a and failed (drawn: a failure is a
+    problem to look at); case, variant and backend are every table's."""
+    return write_result(
+        directory, "py311.json", "3.11.7",
+        [(sized("small", 1), [1e-6, 1e-6]), (sized("small", 2), [2e-6, 2e-6])],
+        missing=[(sized("big", 1), EXCLUDED), (sized("big", 2), EXCLUDED),
+                 (sized("odd", 1), EXCLUDED),
+                 (sized("odd", 2), "failed: exit code 1")],
+        axes=SIZES, tables=SIZE_TABLES, cpus_usable=8)
+
+
+@pytest.fixture
+def sized_results(tmp_path):
+    write_sized(tmp_path / "sized")
+    return loader.load_results([str(tmp_path / "sized")])
+
+
+BIG_LINE = "time by size: size=big -- " + EXCLUDED
+FIXED = "Fixed for these 3 tables: case=c, variant=v, backend=b."
+
+
+def test_model_titles_name_only_what_differs(sized_results):
+    from gilbench.report import layout, pivot
+    tables = pivot.all_tables(sized_results)[:-3]
+    assert [t.title for t in tables] == [
+        "time by size: size=small", "time by size: size=big",
+        "time by size: size=odd"]
+    assert [layout.not_applicable(t) for t in tables] == [[], [EXCLUDED],
+                                                          []]
+    (block,) = layout.blocks(tables)
+    assert [o.line for o in block.omitted] == [BIG_LINE]
+    assert [t.title for _, t in block.tables] == [
+        "time by size: size=small", "time by size: size=odd"]
+
+
+def test_rst_all_na_table_is_one_line(sized_results):
+    text = render.render(sized_results, "rst")
+    assert render.rst_problems(text) == ""
+    titles = doctree_texts(text, "title")
+    assert "time by size" in titles
+    assert "time by size: size=small" in titles
+    assert "time by size: size=odd" in titles  # failed: drawn
+    assert "time by size: size=big" not in titles
+    assert BIG_LINE in doctree_texts(text, "list_item")
+    # Its grid is not drawn: the reason is in the raw and CPU listings
+    # (a row per benchmark: two of size=big, one of size=odd) and in
+    # size=odd's table, not in two more cells of size=big's.
+    assert doctree_texts(text, "entry").count(EXCLUDED) == 2 * 3 + 1
+    paragraphs = doctree_texts(text, "paragraph")
+    assert paragraphs.count(FIXED) == 1
+    assert not any("case=c" in t for t in titles)
+
+
+def test_markdown_all_na_table_is_one_line(sized_results):
+    text = render.render(sized_results, "md")
+    md = render.md_text
+    assert "- " + md(BIG_LINE) + "\n" in text
+    assert "### " + md("time by size: size=odd") + "\n" in text
+    assert md("time by size: size=big") + "\n" not in text
+    assert text.count("| " + md(EXCLUDED) + " |") == 2 * 3 + 1  # as RST
+    assert text.count(md("case=c")) == 1 and md(FIXED) in text

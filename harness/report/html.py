@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from gilbench.report import cells, plots
+from gilbench.report import cells, layout, plots
 from gilbench.report.render import one_line
 
 # Ratio and speedup cells: shade by distance from 1, on a log scale.
@@ -55,10 +55,21 @@ class HtmlTable:
 
 
 @dataclass
+class HtmlBlock:
+    """A layout.Block: tables without a value are (anchor, line) pairs;
+    a table's title is "" where the block's heading names it."""
+    anchor: str
+    title: str
+    paragraphs: list
+    omitted: list
+    tables: list  # HtmlTables
+
+
+@dataclass
 class Section:
     anchor: str
     title: str
-    tables: list
+    blocks: list
 
 
 def shade(value):
@@ -86,13 +97,12 @@ def html_cell(cell, shaded):
                     css)
 
 
-def html_table(table, anchor, plot_tables=True):
+def html_table(table, anchor, title, note, plot_tables=True):
     kind = (table.declaration or {}).get("cell", {}).get("kind")
     shaded = kind in SHADED_KINDS or table.shaded
     drawn = plots.plot(table, anchor + "-plot") if plot_tables else None
     return HtmlTable(
-        anchor=anchor, title=one_line(table.title),
-        note=one_line(table.note),
+        anchor=anchor, title=one_line(title), note=one_line(note),
         header=[one_line(cell.display) for cell in table.header],
         rows=[[HtmlCell(one_line(row[0].display), css="label")]
               + [html_cell(cell, shaded) for cell in row[1:]]
@@ -100,20 +110,35 @@ def html_table(table, anchor, plot_tables=True):
         plot=drawn, svg=Markup(drawn.svg) if drawn else None)
 
 
+def _anchor(index):
+    return "t%d" % (index + 1)
+
+
+def html_block(block, number, plot_tables=True):
+    return HtmlBlock(
+        anchor="d%d" % number, title=one_line(block.title),
+        paragraphs=[one_line(p) for p in block.paragraphs],
+        omitted=[(_anchor(o.index), one_line(o.line))
+                 for o in block.omitted],
+        tables=[html_table(table, _anchor(index),
+                           block.heading_of(table),
+                           block.note_of(table), plot_tables)
+                for index, table in block.tables])
+
+
 def sections(tables, plot_tables=True):
-    """Declared tables grouped by family (in order), then one section of
-    the listings (raw values, CPU, runs)."""
+    """Declared tables' blocks grouped by family (in order), then one
+    section of the listings (raw values, CPU, runs)."""
     found, listings = {}, []
-    for n, table in enumerate(tables):
-        anchor = "t%d" % (n + 1)
-        if table.family is None:
-            listings.append(html_table(table, anchor, plot_tables))
+    for number, block in enumerate(layout.blocks(tables), 1):
+        drawn = html_block(block, number, plot_tables)
+        if block.family is None:
+            listings.append(drawn)
             continue
-        if table.family not in found:
-            found[table.family] = Section("f-%d" % (len(found) + 1),
-                                          one_line(table.family), [])
-        found[table.family].tables.append(
-            html_table(table, anchor, plot_tables))
+        if block.family not in found:
+            found[block.family] = Section("f-%d" % (len(found) + 1),
+                                          one_line(block.family), [])
+        found[block.family].blocks.append(drawn)
     result = list(found.values())
     if listings:
         result.append(Section("f-all", "All benchmarks and runs", listings))
@@ -125,4 +150,5 @@ def page(environment, title, intro, tables, plot_tables=True):
         title=one_line(title), intro=[one_line(x) for x in intro],
         sections=sections(tables, plot_tables),
         legend=cells.LEGEND, shade_legend=SHADE_LEGEND,
+        omitted_heading=layout.OMITTED_HEADING,
         shades=[(css, text) for css, _, _, text in SHADES])

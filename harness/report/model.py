@@ -92,6 +92,9 @@ class Table:
     family: str | None = None
     declaration: dict | None = None
     per: dict = field(default_factory=dict)
+    # The per values every table of the declaration shares: left out of
+    # the title, which names only what tells the tables apart.
+    common: dict = field(default_factory=dict)
     row_dim: str | None = None
     column_dim: str | None = None
     row_values: list = field(default_factory=list)

@@ -3,7 +3,9 @@
 Dimensions are the name parts, the axes and ``interpreter``, all read from
 metadata.  ``rows`` and ``columns`` name one each; every dimension that
 the declaration does not mention (and the cell does not consume) joins
-``per``, so two benchmarks never compete for one cell.
+``per``, so two benchmarks never compete for one cell.  A table's title
+names the ``per`` values that tell it from the declaration's other tables;
+those they all share are its ``common`` values, stated once by the page.
 """
 from __future__ import annotations
 
@@ -86,9 +88,27 @@ def lacking_dimensions(declaration, records):
     return [d for d in named_dimensions(declaration) if d not in known]
 
 
-def _title(declaration, per_values):
-    shown = ", ".join("%s=%s" % (d, v) for d, v in per_values.items()
-                      if d not in HIDDEN_IN_TITLES and v is not None)
+def equals_list(values):
+    """``a=1, b=x`` of a {dimension: value} dict, leaving out what no
+    title needs: the family (every table of a family shares it) and
+    dimensions a benchmark does not have (None)."""
+    return ", ".join("%s=%s" % (d, v) for d, v in values.items()
+                     if d not in HIDDEN_IN_TITLES and v is not None)
+
+
+def fixed_values(combos, per):
+    """{dimension: value} of the ``per`` dimensions whose value is the
+    same in every combination: the declaration's tables share them, so
+    they are stated once (Table.common), not in every title."""
+    if not combos:
+        return {}
+    return {d: combos[0][i] for i, d in enumerate(per)
+            if all(combo[i] == combos[0][i] for combo in combos)}
+
+
+def _title(declaration, per_values, common):
+    shown = equals_list({d: v for d, v in per_values.items()
+                         if d not in common})
     return "%s: %s" % (declaration["title"], shown) if shown \
         else declaration["title"]
 
@@ -113,7 +133,9 @@ def declared_tables(results, family, declaration, axes):
     per = split_dimensions(declaration, kind, anchors)
     rows_dim, columns_dim = declaration["rows"], declaration["columns"]
     tables = []
-    for combo in _groups(per, anchors):
+    combos = _groups(per, anchors)
+    common = fixed_values(combos, per)
+    for combo in combos:
         per_values = dict(zip(per, combo))
         members = [r for r in anchors
                    if all(r.dims.get(d) == v for d, v in per_values.items())]
@@ -126,7 +148,8 @@ def declared_tables(results, family, declaration, axes):
             label(_text(c) if columns_dim == INTERPRETER
                   else "%s=%s" % (columns_dim, c)) for c in column_values]
         tables.append(Table(
-            title=_title(declaration, per_values), note=kind.note(grid),
+            title=_title(declaration, per_values, common),
+            note=kind.note(grid), common=common,
             header=header,
             rows=[[label(_text(row))] + cells
                   for row, cells in zip(row_values, grid)],

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import jinja2
 
 from gilbench import templates
-from gilbench.report import cells, pivot
+from gilbench.report import cells, layout, pivot
 
 TEMPLATES = os.path.dirname(os.path.abspath(templates.__file__))
 FORMATS = {"rst": "report.rst.j2", "md": "report.md.j2",
@@ -65,12 +65,34 @@ class TextTable:
                 for i in range(len(self.header))]
 
 
-def as_text(table, escape):
-    """A model.Table's cells (text and flags) as escaped strings."""
-    return TextTable(escape(table.title), escape(table.note),
+@dataclass
+class TextBlock:
+    """A layout.Block as the text templates draw it: a heading, its
+    paragraphs (fixed values, shared note), the one-line mentions of
+    tables without a value, then TextTables (title "" when the block's
+    heading names the only table)."""
+    title: str
+    paragraphs: list
+    omitted: list
+    tables: list
+
+
+def as_text(table, escape, title, note):
+    """A model.Table's cells (text and flags) as escaped strings, under
+    ``title`` and ``note`` (the block decides whether it has its own)."""
+    return TextTable(escape(title), escape(note),
                      [escape(cell.display) for cell in table.header],
                      [[escape(cell.display) for cell in row]
                       for row in table.rows])
+
+
+def block_as_text(block, escape):
+    return TextBlock(
+        escape(block.title),
+        [escape(p) for p in block.paragraphs],
+        [escape(omitted.line) for omitted in block.omitted],
+        [as_text(table, escape, block.heading_of(table),
+                 block.note_of(table)) for _, table in block.tables])
 
 
 def render(results, fmt):
@@ -88,7 +110,9 @@ def render_tables(tables, fmt, title, intro, legend=cells.LEGEND):
     text = environment().get_template(FORMATS[fmt]).render(
         title=escape(title), intro=[escape(line) for line in intro],
         legend=escape(legend),
-        tables=[as_text(table, escape) for table in tables])
+        omitted_heading=escape(layout.OMITTED_HEADING),
+        blocks=[block_as_text(block, escape)
+                for block in layout.blocks(tables)])
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
