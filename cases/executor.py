@@ -542,8 +542,10 @@ CASES = [
 _RESULTS = ("Every result the executor returned was checked; `tasks` tasks "
             "per batch.")
 TABLES = [
-    table("Executor phases", rows="method", columns="phase",
-          per=["workload", "payload", "workers", "interpreter"],
+    # Interpreters as columns (like every other table of the family), so
+    # each phase is one table for all of them, not one per interpreter.
+    table("Executor phases", rows="method",
+          per=["phase", "workload", "payload", "workers"],
           cell=value(),
           note="Warm: a batch on a live executor; Cold: create it and run "
           "the first batch; Teardown: shutdown(wait=True). " + _RESULTS),

@@ -235,3 +235,60 @@ def test_no_worker_outlives_a_killed_run(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "hung" in result.stdout, result.stdout
     _assert_none_survive(marker)
+
+
+# -- the report's tables -----------------------------------------------------
+
+def _phase_benchmarks():
+    """(benchmarks, missing) of a small executor run: serial and thread,
+    warm and cold, as the registry would list them (excluded ones n/a)."""
+    from helpers import dims
+    benchmarks, missing = [], []
+    for phase in ("warm", "cold"):
+        for method in ("serial", "thread"):
+            given = params(method, phase=phase, workers=2, count=4,
+                           task_ms=20)
+            d = dims("executor", "batch", "phases", "python", **given)
+            reason = executor.exclude(given)
+            if reason:
+                missing.append((d, "n/a: " + reason))
+            else:
+                benchmarks.append((d, [1e-3, 1.1e-3]))
+    return benchmarks, missing
+
+
+def test_phases_table_has_interpreters_as_columns(tmp_path):
+    """Not one phases table per interpreter (160 on the full matrix): one
+    per phase and workload, every interpreter a column."""
+    if sys.version_info < (3, 9):
+        pytest.skip("the report side needs Python >= 3.9")
+    from gilbench.report import layout, loader, pivot
+    from helpers import write_result
+    phases = [t for t in executor.TABLES if t["title"] == "Executor phases"]
+    assert len(phases) == 1
+    assert "interpreter" not in phases[0]["per"]
+    axes = [{"name": a, "unit": "", "log": False}
+            for a in ("workload", "payload", "method", "workers", "phase",
+                      "tasks", "task_ms")]
+    benchmarks, missing = _phase_benchmarks()
+    counts = []
+    for files in (["3.11.7"], ["3.11.7", "3.12.8", "3.13.1"]):
+        directory = tmp_path / str(len(files))
+        for version in files:
+            write_result(directory, "py%s.json" % version, version,
+                         benchmarks, missing=missing, axes=axes,
+                         tables=phases)
+        tables = [t for t in pivot.all_tables(
+            loader.load_results([str(directory)])) if t.declaration]
+        counts.append(len(tables))
+        for table in tables:
+            assert table.column_dim == "interpreter"
+            assert len(table.header) == 1 + len(files)
+        assert [t.title for t in tables] == [
+            "Executor phases: phase=warm", "Executor phases: phase=cold"]
+        # Cold serial is excluded: its row says why; the table is drawn.
+        cold = tables[1]
+        serial = [row for row in cold.rows if row[0].text == "serial"][0]
+        assert serial[1].text.startswith("n/a: serial runs in the caller")
+        assert not layout.not_applicable(cold)
+    assert counts[0] == counts[1]  # more interpreters, no more tables
