@@ -8,6 +8,10 @@ hundreds of plots the rest is most of its bytes.  Only what cannot
 change the drawing is touched: numbers in coordinate attributes, the
 whitespace between elements and inside path data, a rotation by 0, and
 the font list, moved to the <svg> element, where its texts inherit it.
+
+Why not scour (the SVG optimiser on PyPI): on a typical plot here it
+saved 5% more bytes but took 35 ms instead of 2.5 ms, which is 10 s more
+on the full matrix's 311 plots, and it has had no release since 2020.
 """
 from __future__ import annotations
 
