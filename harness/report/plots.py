@@ -211,7 +211,7 @@ def plot(table, gid):
                   frameon=False, fontsize=8)
         # Fixed margins (room for the legend on the right): a "tight"
         # bounding box would draw every figure twice.
-        figure.subplots_adjust(left=0.09, right=0.66, top=0.96,
+        figure.subplots_adjust(left=0.14, right=0.68, top=0.96,
                                bottom=0.24 if not lines else 0.16)
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg",
