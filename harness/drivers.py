@@ -90,7 +90,8 @@ def make_timer(bench, prepared, pin, spawn_source):
         return Timer(measure, closers)
     if driver == PROCESSES:
         team = procs.ProcessTeam(prepared, bench.params["processes"], pin,
-                                 spawn_source)
+                                 spawn_source,
+                                 keep_returns=after_value is not None)
 
         def measure_team(loops):
             wall, utilisation, returns = team.run(loops)

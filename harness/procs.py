@@ -6,10 +6,11 @@ reused for every value of one pyperf worker.  For a value each worker gets
 ``loops``, parks on a start gate in shared memory (a multiprocessing Event:
 POSIX semaphores) and, once all have parked, all are released together.
 The value is the wall time from the first worker's start to the last one's
-finish, read from the system-wide monotonic clock in each worker.  When
-the work has an ``after_value`` method, what ``work(loops)`` returns is sent
-back (pickled) after the worker's finish; otherwise it is dropped, so a
-case that returns something unpicklable by accident still runs.
+finish, read from the system-wide monotonic clock in each worker.  With
+``keep_returns`` (the case has an ``after_value``), what ``work(loops)``
+returns is sent back (pickled) after the worker's finish; otherwise it is
+dropped, so a case that returns something unpicklable by accident still
+runs.
 
 A worker that dies fails the benchmark with its signal or exit code; the
 rest are killed.  Workers die with their parent (PR_SET_PDEATHSIG on Linux)
@@ -109,7 +110,8 @@ def _context():
 class ProcessTeam(object):
     """N parked worker processes; :meth:`run` times one value."""
 
-    def __init__(self, work, count, pin=None, spawn_source=None):
+    def __init__(self, work, count, pin=None, spawn_source=None,
+                 keep_returns=False):
         context, self.start_method = _context()
         # Keep what prepare() built alive in this process: multiprocessing
         # drops a started Process's arguments, and a shared mutex freed
@@ -121,14 +123,14 @@ class ProcessTeam(object):
         self.conns, self.processes = [], []
         forked = self.start_method == "fork"
         factory = None if forked else _SpawnedWork(*spawn_source)
-        keep = hasattr(work, "after_value")  # else returns are not sent
         try:
             for index in range(count):
                 parent_end, child_end = context.Pipe()
                 process = context.Process(
                     target=_worker_main,
                     args=(index, child_end, self.arrived, self.go,
-                          work if forked else None, factory, pin, keep))
+                          work if forked else None, factory, pin,
+                          keep_returns))
                 process.daemon = True
                 process.start()
                 child_end.close()
