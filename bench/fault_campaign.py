@@ -37,12 +37,12 @@ SUITE = ["--module", os.path.join("tests", "fault_cases.py"),
 def runner(output, resume):
     """Start ``run`` on ``output``; what it says goes to ``output``.log
     (appended: a chain's runs one after another), shown if one fails."""
-    cmd = [sys.executable, "-m", "gilbench", "run", "-o", output] + SUITE
+    cmd = ([sys.executable, "-m", "gilbench", "run", "-o", output] + SUITE
+           + (["--resume"] if resume else []))
     with open(output + ".log", "a") as log:
-        log.write("$ %s\n" % " ".join(cmd + (["--resume"] if resume else [])))
+        log.write("$ %s\n" % " ".join(cmd))
         log.flush()
-        return subprocess.Popen(cmd + (["--resume"] if resume else []),
-                                cwd=ROOT, stdout=log,
+        return subprocess.Popen(cmd, cwd=ROOT, stdout=log,
                                 stderr=subprocess.STDOUT)
 
 
