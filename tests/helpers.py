@@ -38,13 +38,14 @@ def drive(spec, params, loops):
     """``spec.prepare(params)`` and one value of ``loops`` through its
     driver, in this process, as the pyperf program runs it (after_value
     included); return what the case record()ed."""
+    from types import SimpleNamespace
+
     from gilbench import drivers
     from gilbench import record as record_module
 
-    class Bench(object):  # what make_timer reads of a registry.Benchmark
-        pass
-    bench = Bench()
-    bench.spec, bench.params = spec, dict(params)
+    # What make_timer reads of a registry.Benchmark (whose name would need
+    # every axis in params).
+    bench = SimpleNamespace(spec=spec, params=dict(params))
     recorded = {}
     record_module.set_sink(recorded)
     try:
