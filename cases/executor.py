@@ -32,13 +32,20 @@ windows only; cold and teardown: of the first loop of each value),
 ``peak_uss_bytes`` and ``peak_pss_bytes`` (USS and PSS
 summed over the process tree with the executor live after a batch; the
 largest sample) and ``tasks_checked``.
+
+Findings (the PEP 554 write-up's Method | Warm | Cold | Teardown table):
+the fastest method per workload at 4 workers warm, and by what margin;
+the slowest cold start and the slowest teardown; and the
+subinterpreter pool's speedup over serial for nbody, the workload only
+processes and own-GIL subinterpreters can run in parallel.
 """
 import pickle
 import sys
 import threading
 
-from gilbench.api import (CUSTOM, Axis, CaseSpec, TreeCpuClock, Unavailable,
-                         counts, record, recorded, speedup, table, value)
+from gilbench.api import (CUSTOM, HIGHEST, Axis, CaseSpec, TreeCpuClock,
+                          Unavailable, best, counts, finding, record,
+                          recorded, speedup, table, value)
 
 try:
     from time import perf_counter
@@ -51,6 +58,7 @@ except ImportError:  # Python 2.7
     import Queue as queue
 
 FAMILY = "executor"
+ORDER = 40
 # The default run measures these; the others run when --param names them
 # (e.g. --param method=pickle,process-spawn), to keep the default run of
 # the family near two minutes per interpreter.
@@ -580,4 +588,29 @@ TABLES = [
           where={"phase": "warm", "workload": "native", "payload": "none"},
           cell=speedup(over="method", baseline="serial"),
           note="C inside Cython's `with nogil`: threads scale too."),
+]
+
+
+def _point(workload, phase):
+    return {"workload": workload, "phase": phase, "payload": "none",
+            "workers": 4}
+
+
+_FASTEST = best(over="method")
+FINDINGS = [
+    finding("Fastest method for a batch of %s tasks, 4 workers, warm?"
+            % workload, _FASTEST, at=_point(workload, "warm"),
+            evidence="Executor phases")
+    for workload in WORKLOADS
+] + [
+    finding("Slowest cold start (create the executor, first batch of "
+            "trivial tasks), 4 workers?", best(over="method", pick=HIGHEST),
+            at=_point("trivial", "cold"), evidence="Executor phases"),
+    finding("Slowest teardown (shutdown after a batch of trivial tasks), "
+            "4 workers?", best(over="method", pick=HIGHEST),
+            at=_point("trivial", "teardown"), evidence="Executor phases"),
+    finding("Subinterpreter pool speedup over serial for nbody, 4 workers, "
+            "warm?", speedup(over="method", baseline="serial"),
+            at=dict(_point("nbody", "warm"), method="interp"),
+            evidence="Warm speedup over serial, nbody"),
 ]

@@ -12,14 +12,22 @@ lock/unlock) -- each called from a Python loop in N threads:
   the reference for what the interpreter alone costs.
 
 A value is wall seconds per loop in which every thread made one call.
+
+Findings (the cache write-up's "Before Shared Memory" questions): what
+releasing the GIL costs a trivial Cython call at 1 and at 2 threads (its
+nogil/gil table), what a mutex adds (its lock-vs-trivial factor), and
+what a GIL-releasing call costs through cffi rather than Cython (on PyPy
+Cython goes through cpyext).  The break-even work size is the lock
+family's.
 """
 import importlib
 import threading
 from itertools import repeat
 
-from gilbench.api import CaseSpec, Unavailable, ratio, table
+from gilbench.api import CaseSpec, Unavailable, finding, ratio, table
 
 FAMILY = "gil"
+ORDER = 10  # first on the page: the question this project began with
 CYTHON_MODULE = "gilbench.extensions._gil_cy"
 CFFI_MODULE = "gilbench.extensions._gil_cffi"
 
@@ -106,4 +114,23 @@ TABLES = [
           "the GIL-held Cython call"),
     table("lock/trivial factor", rows="threads", per=["variant", "backend"],
           cell=ratio(over="case", numerator="lock", denominator="trivial")),
+]
+
+_SLOWDOWN = ratio(over="variant", numerator="nogil", denominator="gil")
+FINDINGS = [
+    finding("Releasing the GIL around a trivial Cython call: how much "
+            "slower, 1 thread (nogil/gil)?", _SLOWDOWN,
+            at={"case": "trivial", "backend": "cython", "threads": 1},
+            evidence="nogil/gil slowdown"),
+    finding("... and at 2 threads?", _SLOWDOWN,
+            at={"case": "trivial", "backend": "cython", "threads": 2},
+            evidence="nogil/gil slowdown"),
+    finding("What does a pthread mutex add to a GIL-held Cython call, "
+            "1 thread (lock/trivial)?",
+            ratio(over="case", numerator="lock", denominator="trivial"),
+            at={"variant": "gil", "backend": "cython", "threads": 1}),
+    finding("A GIL-releasing call through cffi vs through Cython, 1 thread "
+            "(cffi/Cython)?",
+            ratio(over="backend", numerator="cffi", denominator="cython"),
+            at={"case": "trivial", "variant": "nogil", "threads": 1}),
 ]

@@ -28,12 +28,18 @@ lock holder overlapped another; must be 0) and, with counters,
 ``counter_error`` (counted minus executed units; must be 0).  The C barely
 depends on the interpreter: only thread start-up and the GIL hand-off
 around the one call per thread differ between interpreters.
+
+Findings (the GRWL write-up's claims): GRWL throughput over the GIL's at
+2 threads, what the GIL costs against no lock at 1 thread, GRWL throughput
+from 2 to 3 threads, what shared statistics counters cost, and the write
+fraction from which the GRWL loses to the GIL.
 """
 import importlib
 import threading
 
-from gilbench.api import (Axis, CaseSpec, Unavailable, ratio, record,
-                         recorded, table, threads, throughput, worker_index)
+from gilbench.api import (Axis, CaseSpec, Unavailable, crossover, finding,
+                          ratio, record, recorded, speedup, table, threads,
+                          throughput, worker_index)
 
 try:
     from time import perf_counter
@@ -41,6 +47,7 @@ except ImportError:  # Python 2.7
     from pyperf import perf_counter
 
 FAMILY = "grwl"
+ORDER = 30
 CYTHON_MODULE = "gilbench.extensions._grwl_cy"
 CFFI_MODULE = "gilbench.extensions._grwl_cffi"
 UNITS_PER_LOOP = 1000
@@ -281,4 +288,29 @@ TABLES = [
           cell=recorded("writer_units_per_s", "units/s"),
           note="Writer starvation shows here: a reader-preferred lock lets "
           "readers hold it while the writer waits."),
+]
+
+_CORE = {"case": "core", "backend": "cython"}
+FINDINGS = [
+    finding("GRWL throughput over the GIL's, 2 threads, no writes?",
+            speedup(over="variant", baseline="gil"),
+            at=dict(_CORE, variant="grwl", write_frac=0.0, threads=2)),
+    finding("What does the GIL cost against no lock at all, 1 thread "
+            "(gil/nosync)?",
+            ratio(over="variant", numerator="gil", denominator="nosync"),
+            at=dict(_CORE, write_frac=0.0, threads=1)),
+    finding("GRWL throughput from 2 to 3 threads (one writer thread)?",
+            speedup(over="threads", baseline=2, scaled=True),
+            at={"case": "groups", "variant": "grwl", "threads": 3},
+            evidence="Reader/writer groups"),
+    finding("What do shared statistics counters cost, 2 threads "
+            "(shared/none)?",
+            ratio(over="counters", numerator="shared", denominator="none"),
+            at={"case": "counters", "threads": 2}),
+    finding("From which write fraction does the GRWL lose to the GIL, "
+            "2 threads?",
+            crossover(along="write_frac", over="variant", numerator="grwl",
+                      denominator="gil", fallback={"write_frac": 0.0},
+                      rises=True),
+            at=dict(_CORE, threads=2), evidence="grwl / gil"),
 ]

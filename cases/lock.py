@@ -29,14 +29,19 @@ A value is wall seconds per loop; in one loop each of the N threads (or
 processes) makes one call.  Every C case records the calibration
 (``ns_per_iter``, ``calibration_ms``) and its iteration count
 (``cs_iters``) in the run metadata.
+
+Findings: the work size per call from which releasing the GIL pays off at
+2 threads (the cache write-up's question: when is a call worth
+``with nogil``?), the cheapest lock under contention (its lock kinds), and
+what its process-shared robust mutex costs at 2 processes against 1.
 """
 import importlib
 import threading
 from itertools import repeat
 
-from gilbench.api import (PROCESSES, Axis, CaseSpec, Unavailable, crossover,
-                         processes, ratio, record, recorded, table, threads,
-                         value, worker_index)
+from gilbench.api import (PROCESSES, Axis, CaseSpec, Unavailable, best,
+                          crossover, finding, processes, ratio, record,
+                          recorded, table, threads, value, worker_index)
 
 try:
     seq_range = xrange  # noqa: F821 -- Python 2.7: no list of `loops` ints
@@ -44,6 +49,7 @@ except NameError:
     seq_range = range
 
 FAMILY = "lock"
+ORDER = 20
 CYTHON_MODULE = "gilbench.extensions._lock_cy"
 CFFI_MODULE = "gilbench.extensions._lock_cffi"
 C_KINDS = {"none": "LK_NONE", "mutex": "LK_MUTEX",
@@ -337,4 +343,24 @@ TABLES = [
           note="The seed's read/mix (1 thread) and read_cont/mix_cont "
           "(N threads): GIL held for the whole call vs released around "
           "the mutex."),
+]
+
+FINDINGS = [
+    finding("From how much C work per call does releasing the GIL pay off, "
+            "2 threads?",
+            crossover(along="work_ns", over="variant", numerator="nogil",
+                      denominator="gil", unit="ns"),
+            at={"case": "breakeven", "threads": 2}),
+    finding("Which lock is cheapest under contention, 2 threads, GIL "
+            "released?",
+            best(over="kind", among=["mutex", "spin", "recursive",
+                                     "pshared"]),
+            at={"case": "contended", "variant": "nogil",
+                "backend": "cython", "threads": 2},
+            evidence="lock/trivial factor"),
+    finding("A robust mutex shared between processes: time per lock at 2 "
+            "processes vs 1?",
+            ratio(over="processes", numerator=2, denominator=1),
+            at={"case": "shared", "kind": "pshared"},
+            evidence="Cross-process lock"),
 ]

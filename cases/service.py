@@ -36,6 +36,10 @@ be 0), ``served`` (requests per server, or per thread, e.g. "512,512")
 and ``fairness_pct`` (the smallest share x servers: 100 when even).
 Clients are pure Python on every backend: a UDP row measures the client
 as much as the server, on the same CPUs.
+
+Findings (the id-service write-up's questions): UDP ids/s with 2 server
+processes against 1, in-process ids/s of each backend at 1 thread, and
+duplicate ids (must be 0).
 """
 import errno
 import functools
@@ -52,8 +56,8 @@ import traceback
 from itertools import repeat
 
 from gilbench.api import (CUSTOM, Axis, CaseSpec, Unavailable, threads,
-                         die_with_parent, pinning, record, recorded, table,
-                         throughput)
+                          die_with_parent, finding, pinning, record,
+                          recorded, speedup, table, throughput)
 
 try:
     from time import perf_counter
@@ -61,6 +65,7 @@ except ImportError:  # Python 2.7: pyperf's is time.time, system-wide too
     from pyperf import perf_counter
 
 FAMILY = "service"
+ORDER = 50
 CYTHON_MODULE = "gilbench.extensions._service_cy"
 CFFI_MODULE = "gilbench.extensions._service_cffi"
 HOST = "127.0.0.1"  # loopback only; tests point it elsewhere to fail a bind
@@ -685,4 +690,21 @@ TABLES = [
     table("In-process ids/s", rows="threads", per=["backend"],
           where={"case": "inprocess"}, cell=throughput(unit="ids"),
           note="All threads together, one shared generator."),
+]
+
+_UDP_PYTHON = {"case": "udp", "variant": "processes", "backend": "python",
+               "clients": 2}
+FINDINGS = [
+    finding("UDP ids/s with 2 server processes over 1 (python servers, 2 "
+            "clients)?", speedup(over="servers", baseline=1),
+            at=dict(_UDP_PYTHON, servers=2), evidence="UDP ids/s"),
+] + [
+    finding("In-process ids/s, %s generator, 1 thread?" % backend,
+            throughput(unit="ids"),
+            at={"case": "inprocess", "backend": backend, "threads": 1})
+    for backend in ("python", "cython", "cffi")
+] + [
+    finding("Duplicate ids over UDP, 2 server processes (must be 0)?",
+            recorded("duplicates"), at=dict(_UDP_PYTHON, servers=2),
+            evidence="UDP duplicate ids"),
 ]

@@ -4,7 +4,7 @@
 
     from gilbench.api import (Axis, CaseSpec, Unavailable, record, table,
                              ratio, speedup, throughput, value, crossover,
-                             worker_index)
+                             worker_index, finding, best)
 
 See README.rst, "Adding a case", for one example per driver.
 """
@@ -16,13 +16,14 @@ from gilbench.pinning import current as pinning
 from gilbench.record import record
 from gilbench.registry import CaseSpec, Unavailable
 from gilbench.workerindex import worker_index
-from gilbench.tables import (crossover, ratio, recorded, speedup, table,
-                            throughput, value)
+from gilbench.findings import finding
+from gilbench.tables import (HIGHEST, LOWEST, best, crossover, ratio,
+                             recorded, speedup, table, throughput, value)
 
 __all__ = [
     "Axis", "CaseSpec", "Unavailable", "record", "pinning", "TreeCpuClock",
     "worker_index", "die_with_parent",
     "THREADS", "PROCESSES", "CUSTOM", "counts", "threads", "processes",
     "table", "value", "ratio", "speedup", "throughput", "crossover",
-    "recorded",
+    "recorded", "best", "LOWEST", "HIGHEST", "finding",
 ]

@@ -157,9 +157,9 @@ def refuse(status_path, reason):
 
 
 def load_benchmark(args):
-    spec, tables = registry.find_spec(args.module, args.bench_case)
+    spec, declared = registry.find_spec(args.module, args.bench_case)
     params = registry.decode_params(spec, args.bench_params)
-    return registry.Benchmark(spec, params, tables)
+    return registry.Benchmark(spec, params, declared)
 
 
 def main(argv):

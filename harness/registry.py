@@ -6,9 +6,16 @@ module named with ``--module``) defines:
 ``CASES``
     a list of :class:`CaseSpec`, in the order they should run;
 ``TABLES`` (optional)
-    a list of :func:`gilbench.tables.table` declarations; they travel in
-    the result JSON's metadata, so the renderer needs no edit for a new
-    family.
+    a list of :func:`gilbench.tables.table` declarations;
+``FINDINGS`` (optional)
+    a list of :func:`gilbench.findings.finding` declarations: the
+    questions the family answers, which open the report;
+``ORDER`` (optional)
+    a number placing the family on the page (lower first; 100 when
+    absent, then by name).
+
+The declarations travel in the result JSON's metadata, so the renderer
+needs no edit for a new family.
 
 Each spec expands to the cross product of its axes' values (the default or
 the quick profile, narrowed by ``--param``), in a deterministic order --
@@ -29,7 +36,7 @@ import json
 from collections import OrderedDict
 
 from gilbench import axes as axes_module
-from gilbench import drivers, modules, resultformat
+from gilbench import drivers, findings, modules, resultformat
 from gilbench.errors import UsageError
 from gilbench.tables import named_dimensions
 
@@ -43,7 +50,9 @@ RESERVED_KEYS = frozenset(resultformat.NAME_PARTS + (
     "warmups", "values", "runs", "calibrate_loops", "recalibrate_loops",
     "calibrate_warmups", "recalibrate_warmups", "hostname", "platform",
     resultformat.FORMAT_KEY, resultformat.AXES_KEY, resultformat.TABLES_KEY,
+    resultformat.FINDINGS_KEY, resultformat.ORDER_KEY,
     resultformat.MISSING_KEY))
+DEFAULT_ORDER = resultformat.DEFAULT_ORDER
 
 
 class Unavailable(Exception):
@@ -153,10 +162,10 @@ def _check_name_parts(spec):
 class Benchmark(object):
     """A spec at one combination of axis values: one pyperf benchmark."""
 
-    def __init__(self, spec, params, tables, excluded=None):
+    def __init__(self, spec, params, declared, excluded=None):
         self.spec = spec
         self.params = params  # OrderedDict, in axis declaration order
-        self.tables = tables
+        self.declared = declared  # its family's Declared
         self.excluded = excluded  # "n/a: ..." when exclude() refused it
         self.name = benchmark_name(spec, params)
 
@@ -182,9 +191,7 @@ class Benchmark(object):
                  for a in spec.axes], sort_keys=True),
         }
         metadata.update(params)
-        if self.tables:
-            metadata[resultformat.TABLES_KEY] = json.dumps(self.tables,
-                                                           sort_keys=True)
+        metadata.update(self.declared.metadata())
         return metadata
 
 
@@ -230,20 +237,43 @@ class Selection(object):
                 if axis.declares(value)]
 
 
-def expand(spec, tables, selection):
+class Declared(object):
+    """What a case module declares for the report: its TABLES, FINDINGS
+    and ORDER, as every benchmark of the family carries them."""
+
+    def __init__(self, tables=(), findings=(), order=DEFAULT_ORDER):
+        self.tables = list(tables)
+        self.findings = list(findings)
+        self.order = order
+
+    def metadata(self):
+        metadata = {}
+        if self.tables:
+            metadata[resultformat.TABLES_KEY] = json.dumps(self.tables,
+                                                           sort_keys=True)
+        if self.findings:
+            metadata[resultformat.FINDINGS_KEY] = json.dumps(
+                self.findings, sort_keys=True)
+        if self.order != DEFAULT_ORDER:
+            metadata[resultformat.ORDER_KEY] = self.order
+        return metadata
+
+
+def expand(spec, declared, selection):
     """The spec's benchmarks under ``selection`` (none when --param leaves
     one of its axes without a value)."""
     axis_values = [(axis.name, selection.values(axis)) for axis in spec.axes]
     benchmarks = []
     for params in _combinations(axis_values):
         reason = spec.exclude(dict(params)) if spec.exclude else None
-        benchmarks.append(Benchmark(spec, params, tables,
+        benchmarks.append(Benchmark(spec, params, declared,
                                     "n/a: %s" % reason if reason else None))
     return benchmarks
 
 
 def load_specs(module_names):
-    """[(spec, tables)] of the modules, in order; checks the declarations."""
+    """[(spec, Declared)] of the modules, in order; checks the
+    declarations."""
     found = []
     for module_name in module_names or modules.default_module_names():
         module = modules.import_module(module_name)
@@ -252,30 +282,45 @@ def load_specs(module_names):
                 isinstance(s, CaseSpec) for s in specs):
             raise UsageError("case module %r has no CASES list of CaseSpec"
                              % module_name)
-        tables = list(getattr(module, "TABLES", []))
-        _check_tables(module_name, specs, tables)
-        found.extend((spec, tables) for spec in specs)
+        declared = _declared(module_name, module, specs)
+        found.extend((spec, declared) for spec in specs)
     _check_unique(found)
     return found
 
 
-def _check_tables(module_name, specs, tables):
-    """Every dimension a table names is a name part, ``interpreter`` or an
-    axis of one of the module's cases: a typo fails here, at ``list`` and
-    ``run``, not as an empty table in a report."""
+def _declared(module_name, module, specs):
+    tables = list(getattr(module, "TABLES", []))
+    found = list(getattr(module, "FINDINGS", []))
+    order = getattr(module, "ORDER", DEFAULT_ORDER)
+    if isinstance(order, bool) or not isinstance(order, (int, float)):
+        raise UsageError("case module %r: ORDER must be a number"
+                         % module_name)
+    _check_declarations(module_name, specs, tables, "TABLES", "table",
+                        "title", named_dimensions)
+    _check_declarations(module_name, specs, found, "FINDINGS", "finding",
+                        "question", findings.named_dimensions)
+    return Declared(tables, found, order)
+
+
+def _check_declarations(module_name, specs, declarations, attribute, what,
+                        label, dimensions_of):
+    """Every dimension a table or finding names is a name part,
+    ``interpreter`` or an axis of one of the module's cases: a typo fails
+    here, at ``list`` and ``run``, not as an empty table in a report."""
     known = set(resultformat.NAME_PARTS) | {"interpreter"}
     for spec in specs:
         known.update(axis.name for axis in spec.axes)
-    for declared in tables:
-        if not isinstance(declared, dict) or "cell" not in declared:
-            raise UsageError("case module %r: TABLES must hold "
-                             "gilbench.api.table(...) declarations"
-                             % module_name)
-        unknown = sorted(set(named_dimensions(declared)) - known)
+    for declared in declarations:
+        if not isinstance(declared, dict) or "cell" not in declared \
+                or label not in declared:
+            raise UsageError("case module %r: %s must hold "
+                             "gilbench.api.%s(...) declarations"
+                             % (module_name, attribute, what))
+        unknown = sorted(set(dimensions_of(declared)) - known)
         if unknown:
-            raise UsageError("case module %r: table %r names %s, which is "
+            raise UsageError("case module %r: %s %r names %s, which is "
                              "no name part or axis of its cases"
-                             % (module_name, declared["title"],
+                             % (module_name, what, declared[label],
                                 ", ".join(unknown)))
 
 
@@ -313,8 +358,8 @@ def load(module_names, selection=None, patterns=None):
     found = load_specs(module_names)
     _check_params(found, selection)
     benchmarks = []
-    for spec, tables in found:
-        benchmarks.extend(expand(spec, tables, selection))
+    for spec, declared in found:
+        benchmarks.extend(expand(spec, declared, selection))
     return select(benchmarks, patterns, selection)
 
 
@@ -365,7 +410,7 @@ def decode_params(spec, text):
 
 
 def find_spec(module_names, base_name):
-    for spec, tables in load_specs(module_names):
+    for spec, declared in load_specs(module_names):
         if spec.base_name == base_name:
-            return spec, tables
+            return spec, declared
     raise UsageError("unknown case %r" % base_name)

@@ -23,6 +23,11 @@ one key per axis, e.g. ``threads`` (int), ``kind`` (str), ``cs_ns`` (int)
     what one value is (e.g. wall seconds per loop), and the case in words.
 ``gilbench_tables``
     JSON list of the family's table declarations (``gilbench.tables``).
+``gilbench_findings``
+    JSON list of the family's finding declarations
+    (``gilbench.findings``), when it declares any.
+``gilbench_order`` (int or float)
+    where the family goes on the page, when it declares ``ORDER``.
 
 Per run (pyperf worker) it adds ``cpu_utilisation`` (CPU seconds of the
 process, or process tree, over the timed window / wall seconds),
@@ -45,5 +50,8 @@ FORMAT_VERSION = 2
 FORMAT_KEY = "gilbench_format"
 AXES_KEY = "gilbench_axes"
 TABLES_KEY = "gilbench_tables"
+FINDINGS_KEY = "gilbench_findings"
+ORDER_KEY = "gilbench_order"
+DEFAULT_ORDER = 100  # a family that declares no ORDER
 MISSING_KEY = "gilbench_missing"
 NAME_PARTS = ("family", "case", "variant", "backend")

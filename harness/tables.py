@@ -20,7 +20,8 @@ from gilbench.errors import UsageError
 
 INTERPRETER = "interpreter"
 CELL_KINDS = ("value", "ratio", "speedup", "throughput", "crossover",
-              "recorded")
+              "recorded", "best")
+LOWEST, HIGHEST = "lowest", "highest"
 
 
 def value(per_op=False):
@@ -64,15 +65,41 @@ def recorded(key, unit=""):
     return {"kind": "recorded", "key": key, "unit": unit}
 
 
-def crossover(along, over, numerator, denominator, fallback=None, unit=""):
+def crossover(along, over, numerator, denominator, fallback=None, unit="",
+              rises=False):
     """Along the numeric axis ``along``, where numerator/denominator (as in
     :func:`ratio`) falls to 1 or below for good: the smallest ``along``
     value from which the ratio stays <= 1, interpolated on a log scale
     between the last point above 1 and the next one.  "always" when no
-    point is above 1, "never in range" when the last point is."""
+    point is above 1, "never in range" when the last point is.
+
+    ``rises``: where the ratio rises to 1 or above for good instead (e.g.
+    the write fraction from which a read-write lock loses to a mutex).
+    """
     cell = ratio(over, numerator, denominator, fallback)
-    cell.update(kind="crossover", along=along, unit=unit)
+    cell.update(kind="crossover", along=along, unit=unit, rises=bool(rises))
     return cell
+
+
+def best(over, of=None, pick=LOWEST, among=None):
+    """Which value of the dimension ``over`` gives the lowest (or, with
+    ``pick="highest"``, the highest) ``of`` cell -- a value or a
+    throughput -- and by what factor over the runner-up.  ``among``
+    limits the candidates (e.g. leave out a no-lock baseline)."""
+    of = of or value()
+    if of.get("kind") not in ("value", "throughput", "recorded"):
+        raise UsageError("best(over=%r): of must be value(), throughput() or "
+                         "recorded()" % over)
+    if pick not in (LOWEST, HIGHEST):
+        raise UsageError("best(over=%r): pick is %r or %r"
+                         % (over, LOWEST, HIGHEST))
+    return {"kind": "best", "over": over, "of": of, "pick": pick,
+            "among": list(among or [])}
+
+
+def cell_dimensions(cell):
+    """The dimensions a cell names itself (its over and along)."""
+    return [cell[k] for k in ("over", "along") if k in cell]
 
 
 def named_dimensions(declaration):
@@ -80,10 +107,9 @@ def named_dimensions(declaration):
     where, and its cell's over/along.  The registry checks them against a
     family's axes; the report leaves out a table whose dimensions a
     partial run lacks."""
-    cell = declaration["cell"]
     return ([declaration["rows"], declaration["columns"]]
             + list(declaration["per"]) + list(declaration["where"])
-            + [cell[k] for k in ("over", "along") if k in cell])
+            + cell_dimensions(declaration["cell"]))
 
 
 def table(title, rows, columns=INTERPRETER, per=(), where=None, cell=None,
