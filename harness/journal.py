@@ -26,11 +26,19 @@ made in ``x.json.journal.new`` and renamed into place once its header is
 written, and renamed to ``x.json.journal.removing`` before it is deleted
 (never a journal without a header, which --resume would refuse, nor entries
 whose pyperf files are gone).  The next run deletes such leftovers.
+
+A run owns its output: it holds an exclusive ``flock`` on ``x.json.lock``
+(naming its pid and start time) from before it touches anything until its
+result is written and its journal removed.  A second run on that output is
+refused, whatever its flags; a killed run's lock dies with it.
 """
+import errno
+import fcntl
 import json
 import os
 import re
 import shutil
+import time
 
 from gilbench.errors import UsageError
 
@@ -193,6 +201,118 @@ class Journal(object):
         except OSError:  # there is no journal
             return
         shutil.rmtree(removing, ignore_errors=True)
+
+
+class OutputLock(object):
+    """The exclusive claim of one run on ``output``, its journal and their
+    leftovers (``with OutputLock(output): ...``)."""
+
+    # A sibling of the output, not a file in the journal: its path never
+    # moves, so it covers x.json.journal.new and .removing and x.json too.
+
+    def __init__(self, output):
+        self.path = output + ".lock"
+        self.fd = None
+
+    def __enter__(self):
+        while self.fd is None:
+            fd = _open_lock_file(self.path)
+            if not _try_lock(fd):
+                os.close(fd)
+                raise UsageError(_refusal(self.path))
+            if _still_at(fd, self.path):
+                self.fd = fd
+            else:  # a finishing run unlinked it after we opened it
+                os.close(fd)
+        try:
+            _write_owner(self.fd)
+        except (IOError, OSError) as exc:  # e.g. a full disk
+            self.__exit__()
+            raise UsageError("cannot lock %r: %s"
+                             % (self.path, exc.strerror or exc))
+        return self
+
+    def __exit__(self, *exc_info):
+        # Unlinked while still locked: a run waiting on this file finds
+        # it is no longer at the path (_still_at) and opens the new one.
+        try:
+            os.remove(self.path)
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = None
+
+
+def _open_lock_file(path):
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except (IOError, OSError) as exc:
+        raise UsageError("cannot lock %r: %s" % (path, exc.strerror or exc))
+    # Benchmark programs must not inherit it (Python 2 passes fds down):
+    # an orphan they leave would keep the output locked.
+    flags = fcntl.fcntl(fd, fcntl.F_GETFD)
+    fcntl.fcntl(fd, fcntl.F_SETFD, flags | fcntl.FD_CLOEXEC)
+    return fd
+
+
+def _try_lock(fd):
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (IOError, OSError) as exc:
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return False
+        raise
+    return True
+
+
+def _still_at(fd, path):
+    try:
+        here = os.stat(path)
+    except OSError:
+        return False
+    held = os.fstat(fd)
+    return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _write_owner(fd):
+    os.ftruncate(fd, 0)
+    os.write(fd, json.dumps({"pid": os.getpid(),
+                             "started": time.time()}).encode("ascii"))
+
+
+def _refusal(path, attempts=20):
+    """The one line refusing a second run while the owner of ``path``
+    lives.  The owner writes its name just after locking (over a killed
+    run's), so a moment's wait can be needed to read it."""
+    owner = None
+    for _ in range(attempts):
+        owner = _read_owner(path)
+        if owner and _alive(owner["pid"]):
+            break
+        time.sleep(0.05)
+    named = ("pid %d, started %s" % (owner["pid"], time.strftime(
+        "%Y-%m-%d %H:%M:%S", time.localtime(owner["started"])))
+        if owner else "pid unknown")
+    output = path[:-len(".lock")]
+    return ("%r is in use by a live run (%s); nothing was touched: wait "
+            "for that run to end, or stop it" % (output, named))
+
+
+def _read_owner(path):
+    try:
+        with open(path) as stream:
+            owner = json.load(stream)
+        return {"pid": int(owner["pid"]), "started": float(owner["started"])}
+    except (IOError, OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except OSError as exc:
+        return exc.errno == errno.EPERM
+    return True
 
 
 def _short(value):

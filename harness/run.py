@@ -75,6 +75,13 @@ def run(args, pyperf_options):
     output = args.output or results.default_output()
     results.check_writable(output)
     book = journal.Journal(output, _header(args, pyperf_options, benchmarks))
+    with journal.OutputLock(output):
+        return _run_owned(benchmarks, args, pyperf_options, book, started)
+
+
+def _run_owned(benchmarks, args, pyperf_options, book, started):
+    """The run proper, once it owns its output and journal."""
+    output = book.output
     if args.restart:
         book.remove()
     done = book.start(args.resume)

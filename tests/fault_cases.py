@@ -8,7 +8,9 @@ its own result.
   outlive the benchmark and the runner);
 * ``fault.leak``: starts a non-daemon thread that never ends;
 * ``fault.gil_deadlock``: blocks forever in C while holding the GIL;
-* ``fault.hog``: allocates until the address-space limit stops it.
+* ``fault.hog``: allocates until the address-space limit stops it;
+* ``fault.gate``: keeps its run alive until a test opens the gate (see
+  ``_gate``), for tests of a second run against a live one.
 
 Loaded by path; standard library and gilbench.api only.
 """
@@ -72,6 +74,22 @@ def _hog(params):
     return work
 
 
+def _gate(params):
+    # Says it is waiting (GATE.waiting), then waits until the test creates
+    # the file GILBENCH_TEST_GATE names; at most a minute, so a failed test
+    # cannot hang.
+    gate = os.environ.get("GILBENCH_TEST_GATE")
+
+    def work(loops):
+        if not gate:
+            return
+        open(gate + ".waiting", "w").close()
+        deadline = time.time() + 60
+        while not os.path.exists(gate) and time.time() < deadline:
+            time.sleep(0.01)
+    return work
+
+
 QUICK = ["q%d" % i for i in range(4)]
 
 CASES = [CaseSpec(FAMILY, name, "v", "python", _adder, "well behaved")
@@ -83,4 +101,6 @@ CASES = [CaseSpec(FAMILY, name, "v", "python", _adder, "well behaved")
     CaseSpec(FAMILY, "gil_deadlock", "v", "python", _gil_deadlock,
              "blocks in C holding the GIL"),
     CaseSpec(FAMILY, "hog", "v", "python", _hog, "exhausts memory"),
+    CaseSpec(FAMILY, "gate", "v", "python", _gate,
+             "waits until the test opens its gate"),
 ]
