@@ -34,21 +34,22 @@ SUITE = ["--module", os.path.join("tests", "fault_cases.py"),
          "-p", "1", "-n", "1", "-w", "0", "-l", "1"]
 
 
-def runner(output, resume):
-    """Start ``run`` on ``output``; what it says goes to ``output``.log
-    (appended: a chain's runs one after another), shown if one fails."""
+def runner(output, flags=(), log_path=None):
+    """Start ``run`` on ``output``; what it says goes to ``log_path``
+    (``output``.log by default; appended: a chain's runs one after
+    another), shown if one fails."""
     cmd = ([sys.executable, "-m", "gilbench", "run", "-o", output] + SUITE
-           + (["--resume"] if resume else []))
-    with open(output + ".log", "a") as log:
+           + list(flags))
+    with open(log_path or output + ".log", "a") as log:
         log.write("$ %s\n" % " ".join(cmd))
         log.flush()
         return subprocess.Popen(cmd, cwd=ROOT, stdout=log,
                                 stderr=subprocess.STDOUT)
 
 
-def failed(output, what):
+def failed(output, what, log_path=None):
     """Exit, showing the tail of the chain's log."""
-    with open(output + ".log") as log:
+    with open(log_path or output + ".log") as log:
         tail = log.readlines()[-40:]
     sys.stderr.write("".join(tail))
     sys.exit(what)
@@ -73,6 +74,15 @@ def benchmark_names(output):
             for b in suite["benchmarks"]}
 
 
+def reference_run(work):
+    """One uninterrupted run in ``work``: (its wall time, its benchmarks)."""
+    output = os.path.join(work, "reference.json")
+    started = time.time()
+    if runner(output).wait() != 0:
+        failed(output, "reference run failed")
+    return time.time() - started, benchmark_names(output)
+
+
 def commit_cost(samples=50):
     """Mean seconds of one journal commit (pyperf file fsync, entry write,
     fsync, rename, directory fsync) on this disk."""
@@ -91,27 +101,27 @@ def commit_cost(samples=50):
         shutil.rmtree(directory)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kills", type=int, default=20)
+def options(doc, count, default):
+    """``--COUNT N --seed N``: (the arguments, a generator seeded so)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--" + count, type=int, default=default)
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
-    rng = random.Random(args.seed)
+    return args, random.Random(args.seed)
+
+
+def main():
+    args, rng = options(__doc__, "kills", 20)
     work = tempfile.mkdtemp(prefix="gilbench-campaign-")
     try:
-        reference_out = os.path.join(work, "reference.json")
-        started = time.time()
-        if runner(reference_out, False).wait() != 0:
-            failed(reference_out, "reference run failed")
-        reference_wall = time.time() - started
-        reference = benchmark_names(reference_out)
+        reference_wall, reference = reference_run(work)
 
         kills = lost = chains = 0
         output = os.path.join(work, "chain%d.json" % chains)
         chain_committed = set()
         while kills < args.kills:
             resume = os.path.isdir(journal_module.journal_dir(output))
-            process = runner(output, resume)
+            process = runner(output, ["--resume"] if resume else [])
             delay = rng.uniform(0.05, reference_wall)
             try:
                 code = process.wait(timeout=delay)
@@ -133,7 +143,7 @@ def main():
             output = os.path.join(work, "chain%d.json" % chains)
             chain_committed = set()
         if os.path.isdir(journal_module.journal_dir(output)):  # finish it
-            if runner(output, True).wait() != 0:
+            if runner(output, ["--resume"]).wait() != 0:
                 failed(output, "the last resumed run failed")
             final = benchmark_names(output)
             lost += len(chain_committed - final)
