@@ -207,10 +207,8 @@ class OutputLock(object):
     """The exclusive claim of one run on ``output``, its journal and their
     leftovers (``with OutputLock(output): ...``)."""
 
-    # A sibling of the output, not a file in the journal: its path never
-    # moves, so it covers x.json.journal.new and .removing and x.json too.
-
     def __init__(self, output):
+        # Beside the output: the journal is renamed (.new, .removing).
         self.path = output + ".lock"
         self.fd = None
 
@@ -219,8 +217,8 @@ class OutputLock(object):
             fd = _open_lock_file(self.path)
             if not _try_lock(fd):
                 os.close(fd)
-                raise UsageError(_refusal(self.path))
-            if _still_at(fd, self.path):
+                _refuse_if_owned(self.path)
+            elif _still_at(fd, self.path):
                 self.fd = fd
             else:  # a finishing run unlinked it after we opened it
                 os.close(fd)
@@ -233,8 +231,8 @@ class OutputLock(object):
         return self
 
     def __exit__(self, *exc_info):
-        # Unlinked while still locked: a run waiting on this file finds
-        # it is no longer at the path (_still_at) and opens the new one.
+        # Unlinked before it is unlocked: a run that opened it meanwhile
+        # and locks it after us sees it is gone (_still_at) and tries again.
         try:
             os.remove(self.path)
         except OSError:
@@ -280,12 +278,14 @@ def _write_owner(fd):
                              "started": time.time()}).encode("ascii"))
 
 
-def _refusal(path, attempts=20):
-    """The one line refusing a second run while the owner of ``path``
-    lives.  The owner writes its name just after locking (over a killed
-    run's), so a moment's wait can be needed to read it."""
+def _refuse_if_owned(path, attempts=20):
+    """Refuse in one line naming the live run that locked ``path``, unless
+    it has just ended (``path`` is gone: try again).  The owner writes its
+    name just after locking (over a killed run's): it can take a moment."""
     owner = None
     for _ in range(attempts):
+        if not os.path.exists(path):
+            return
         owner = _read_owner(path)
         if owner and _alive(owner["pid"]):
             break
@@ -293,9 +293,9 @@ def _refusal(path, attempts=20):
     named = ("pid %d, started %s" % (owner["pid"], time.strftime(
         "%Y-%m-%d %H:%M:%S", time.localtime(owner["started"])))
         if owner else "pid unknown")
-    output = path[:-len(".lock")]
-    return ("%r is in use by a live run (%s); nothing was touched: wait "
-            "for that run to end, or stop it" % (output, named))
+    raise UsageError("%r is in use by a live run (%s); nothing was "
+                     "touched: wait for that run to end, or stop it"
+                     % (path[:-len(".lock")], named))
 
 
 def _read_owner(path):
