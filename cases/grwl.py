@@ -294,7 +294,8 @@ _CORE = {"case": "core", "backend": "cython"}
 FINDINGS = [
     finding("GRWL throughput over the GIL's, 2 threads, no writes?",
             speedup(over="variant", baseline="gil"),
-            at=dict(_CORE, variant="grwl", write_frac=0.0, threads=2)),
+            at=dict(_CORE, variant="grwl", write_frac=0.0, threads=2),
+            evidence="grwl / gil"),
     finding("What does the GIL cost against no lock at all, 1 thread "
             "(gil/nosync)?",
             ratio(over="variant", numerator="gil", denominator="nosync"),

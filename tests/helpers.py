@@ -208,6 +208,13 @@ def missing_entry(dimensions, reason, **kwargs):
             "metadata": metadata}
 
 
+def plain(text):
+    """A cell's text without its interval (`` [low-high]``), for tests of
+    what the cell computes rather than how sure it is."""
+    import re
+    return re.sub(r" \[[^\]]*-[^\]]*\]", "", text)
+
+
 def values_with_rsd(mean, rsd):
     """Two values whose pyperf mean is ``mean`` and whose sample standard
     deviation is ``rsd * mean``."""

@@ -90,16 +90,29 @@ PAGE_FACTS = """
 const plots = [...document.querySelectorAll('figure.plot')].map(f => {
   const svg = f.querySelector('svg');
   const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
-  const series = new Set();
+  const series = new Set(), facets = new Set();
   let drawn = 0;
   for (const el of svg ? svg.querySelectorAll('[id*="-series-"]') : []) {
-    series.add(el.id.split('-series-')[1].split('-')[0]);
+    const m = el.id.match(/-f(\\d+)-series-(\\d+)/);
+    series.add(m[1] + ':' + m[2]);
+    facets.add(m[1]);
     const b = el.getBBox();
     if (b.width > 0 || b.height > 0) drawn++;
   }
   return {expected: +f.dataset.series, series: series.size, drawn: drawn,
+          facets: facets.size, expectedFacets: +f.dataset.facets,
           width: box.width, height: box.height};
 });
+const findings = [...document.querySelectorAll(
+  'table.findings tbody tr')].filter(r => r.querySelector('td')).map(r => {
+  const link = r.querySelector('td a');
+  const target = link ? document.getElementById(
+    link.getAttribute('href').slice(1)) : null;
+  return {cells: r.querySelectorAll('td').length,
+          linked: !!link, resolves: !!target,
+          visible: r.getBoundingClientRect().height > 0};
+});
+const firstSection = document.querySelector('section').id;
 const refs = [];
 for (const el of document.querySelectorAll('*')) {
   for (const a of ['src', 'href', 'xlink:href', 'action', 'poster']) {
@@ -116,7 +129,8 @@ for (const sheet of document.styleSheets) {
     }
   }
 }
-return {plots: plots, refs: refs,
+return {plots: plots, refs: refs, findings: findings,
+        firstSection: firstSection,
         resources: performance.getEntriesByType('resource').length,
         active: document.querySelectorAll(
           'script, iframe, object, embed, img, link, base, form').length,
@@ -143,18 +157,33 @@ def test_report_in_chromium(browser, report):
     assert facts["active"] == 0  # nothing from the results became markup
     network = re.compile(r"(?i)^\s*['\"]?\s*((https?|wss?|ftp):|//)")
     assert [r for r in facts["refs"] if network.search(r)] == []
-    # Every plot drawn, with as many series as its table has columns with
-    # a number (computed here from the model, not read from the page).
+    # Every figure drawn, one per declaration, a facet per table that holds
+    # a number and in each as many series as its table has columns with a
+    # number (computed here from the model, not read from the page).
+    from test_html_report import declarations_of
     results = loader.load_results([str(directory)])
-    drawn = [t for t in pivot.all_tables(results)
-             if t.declaration and plots.plottable(t)]
-    expected = [len(plots.series_of(t)) for t in drawn]
+    groups = [g for g in declarations_of(pivot.all_tables(results))
+              if plots.facets(g)]
+    expected = [sum(len(series) for _, series in plots.facets(g))
+                for g in groups]
     assert [p["expected"] for p in facts["plots"]] == expected
-    assert len(expected) >= 10
+    assert [p["expectedFacets"] for p in facts["plots"]] == [
+        len(plots.facets(g)) for g in groups]
+    assert len(expected) >= 5
     for plot in facts["plots"]:
         assert plot["width"] > 200 and plot["height"] > 100, plot
         assert plot["series"] == plot["expected"], plot
+        assert plot["facets"] == plot["expectedFacets"], plot
         assert plot["drawn"] >= plot["series"], plot
-    # The GIL family's first table: one line per interpreter (8 files).
-    first_gil = [t.family for t in drawn].index("gil")
-    assert facts["plots"][first_gil]["series"] == 8
+    # The GIL family's first figure: one line per interpreter (8 files) in
+    # its first facet.
+    first_gil = [g[0].family for g in groups].index("gil")
+    assert facts["plots"][first_gil]["series"] >= 8
+    # The page opens with the findings: the real gil family's, a cell per
+    # interpreter, each question linked to a table that is on the page.
+    assert facts["firstSection"] == "findings"
+    assert len(facts["findings"]) >= 4
+    for row in facts["findings"]:
+        assert row["cells"] == 1 + len(results) and row["visible"], row
+        assert row["resolves"] or not row["linked"], row
+    assert sum(row["resolves"] for row in facts["findings"]) >= 3

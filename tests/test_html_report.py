@@ -26,7 +26,7 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "h4",
     "p",
     "div", "span", "nav", "ul", "li", "a", "section", "table", "thead",
-    "tbody", "tr", "th", "td", "abbr", "figure",
+    "tbody", "tr", "th", "td", "abbr", "figure", "ol",
     # matplotlib's SVG
     "svg", "defs", "g", "path", "use", "text", "clippath", "rect", "tspan",
 }
@@ -87,20 +87,37 @@ def test_page_is_self_contained(matrix_page):
     assert "@font-face" not in page and "<link" not in page
 
 
-def test_every_declared_table_with_a_number_has_a_plot(matrix_page):
+def declarations_of(tables):
+    """The declared tables grouped by declaration, in page order."""
+    groups = []
+    for table in tables:
+        if table.declaration is None:
+            continue
+        if groups and groups[-1][0].declaration is table.declaration:
+            groups[-1].append(table)
+        else:
+            groups.append([table])
+    return groups
+
+
+def test_one_figure_per_declaration_a_facet_per_table(matrix_page):
     results, page = matrix_page
-    declared = [t for t in pivot.all_tables(results) if t.declaration]
-    expected = [len(plots.series_of(t)) for t in declared
-                if plots.plottable(t)]
-    drawn = [int(n) for n in re.findall(r'data-series="(\d+)"', page)]
-    assert drawn == expected and len(drawn) == len(declared)
-    # The GIL family's slowdown: one line per interpreter of the matrix.
-    assert drawn[0] == 8
+    groups = declarations_of(pivot.all_tables(results))
+    expected = [(sum(len(series) for _, series in plots.facets(group)),
+                 len(plots.facets(group)))
+                for group in groups if plots.facets(group)]
+    drawn = [(int(n), int(f)) for n, f in re.findall(
+        r'data-series="(\d+)" data-style="\w+" data-facets="(\d+)"', page)]
+    assert drawn == expected and len(drawn) == len(groups)
+    # The GIL family's slowdown: one line per interpreter of the matrix in
+    # each of its facets (trivial/lock x cython/cffi).
+    assert drawn[0][1] == 4 and drawn[0][0] >= 8
     svgs = re.findall(r"<svg.*?</svg>", page, re.S)
     assert len(svgs) == len(drawn)
-    for svg, count in zip(svgs, drawn):
-        series = set(re.findall(r'id="t\d+-plot-series-(\d+)', svg))
+    for svg, (count, facets) in zip(svgs, drawn):
+        series = set(re.findall(r'id="d\d+-plot-f(\d+)-series-(\d+)', svg))
         assert len(series) == count
+        assert len({facet for facet, _ in series}) == facets
 
 
 def test_lines_bars_log_axis_and_ideal_line(matrix_page):
@@ -117,7 +134,7 @@ def test_log_axis_is_drawn_log(matrix_dir):
     work = [t for t in pivot.all_tables(results)
             if t.title.startswith("nogil/gil vs work")][0]
     assert work.axes["work_ns"]["log"]
-    drawn = plots.plot(work, "w")
+    drawn = plots.figure([work], "w")
     # symlog because 0 is on the axis: 0, 100, 1000 and 10000 are spaced
     # by decades, not by value.
     ticks = [float(x) for x in re.findall(
@@ -139,8 +156,10 @@ def test_ratio_cells_are_shaded_with_a_legend(matrix_page):
 def test_flags_reasons_runs_and_toc(matrix_page):
     _, page = matrix_page
     assert '<abbr class="flag" title="noisy' in page
-    assert ('<td class="na">n/a: gilbench.extensions._gil_cffi not built'
-            in page)
+    # Reasons are numbered notes under their table.
+    assert re.search(r'<td class="na">n/a \[\d\]</td>', page)
+    assert re.search(r"<li>\[\d\] n/a: gilbench.extensions._gil_cffi not "
+                     "built", page)
     assert '<nav class="toc"' in page
     for family in ("gil", "pool", "work"):
         assert re.search(r'<li><a href="#f-\d+">%s</a>' % family, page)
@@ -301,7 +320,8 @@ def test_all_na_table_is_one_line_in_html(tmp_path):
     assert page.count("<table>") == 2 + 3
     assert re.findall(r'data-series="(\d+)"', page) == ["1"]
     assert page.count(FIXED) == 1
-    assert page.count(EXCLUDED) == 2 * 3 + 1 + 1  # listings, odd, line
+    # Notes of the two listings and of size=odd's table, and the line.
+    assert page.count(EXCLUDED) == 2 + 1 + 1
 
 
 def attribute_numbers(svg):

@@ -43,3 +43,7 @@ def test_example_lists_and_runs(tmp_path, driver):
     assert benchmarks and all(b.mean() > 0 for b in benchmarks)
     report = run_harness("report", output, "--format", "md")
     assert report.code == 0, report
+    if driver == "processes":  # it declares a finding: the page opens so
+        findings = report.stdout.index("## Findings")
+        assert findings < report.stdout.index("## process scaling")
+        assert "speedup at 2 processes?" in report.stdout

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from helpers import gil, gil_tables, values_with_rsd, write_result
+from helpers import gil, gil_tables, plain, values_with_rsd, write_result
 
 if sys.version_info < (3, 9):
     pytest.skip("the report side needs Python >= 3.9",
@@ -69,7 +69,7 @@ def results(result_dir):
 def texts(table):
     """Header and rows as displayed strings (text and flags)."""
     return ([c.display for c in table.header],
-            [[c.display for c in row] for row in table.rows])
+            [[plain(c.display) for c in row] for row in table.rows])
 
 
 def body(table):
@@ -117,7 +117,7 @@ def test_slowdown_cython_rows_are_thread_counts(results):
         ["2", "2.50 (2.50ms/1.00ms)", HUNG],
         ["4", NOT_RUN, "3.00 (120ns/40.0ns) ^"],
     ]
-    assert table.note == "variant=nogil divided by variant=gil."
+    assert table.note.startswith("variant=nogil divided by variant=gil. ")
 
 
 def test_slowdown_cffi_divided_by_cython_gil_fallback(results):
@@ -127,16 +127,16 @@ def test_slowdown_cffi_divided_by_cython_gil_fallback(results):
         ["1", "2.24 (2.00ms/892us)", NOT_BUILT],
         ["2", ODD_REASON, NOT_BUILT],
     ]
-    assert table.note == (
+    assert table.note.startswith(
         "variant=nogil divided by variant=gil (or, where there is no such "
-        "twin, with backend=cython): " + SLOWDOWN["note"] + ".")
+        "twin, with backend=cython): " + SLOWDOWN["note"] + ". [low-high]")
     assert table.rows[0][1].fallback and table.rows[0][1].value == \
         pytest.approx(2.0 / 0.892)
 
 
 def test_cells_are_structured(results):
     cell = tables_of(results, SLOWDOWN)[0].rows[2][2]  # 4 threads, 3.9
-    assert (cell.text, cell.flags, cell.missing) == (
+    assert (plain(cell.text), cell.flags, cell.missing) == (
         "3.00 (120ns/40.0ns)", "^", False)
     assert cell.value == pytest.approx(3.0) and cell.spread == 0
     hung = tables_of(results, SLOWDOWN)[0].rows[1][2]
@@ -179,7 +179,8 @@ def test_fallback_when_the_exact_twin_has_no_value(tmp_path,
         assert "backend=cython" in table.note
     else:
         assert body(table) == [["1", "failed: exit code 4"]]
-        assert table.note == "variant=nogil divided by variant=gil."
+        assert table.note.startswith("variant=nogil divided by variant=gil. "
+                                     "[low-high]: its 95% confidence")
 
 
 def test_lock_trivial_factor_table(results):
@@ -187,10 +188,10 @@ def test_lock_trivial_factor_table(results):
     assert table.title == "lock/trivial factor"  # its only table
     assert table.common == {"variant": "gil", "backend": "cython",
                             "family": "gil"}
-    assert table.note == "case=lock divided by case=trivial."
+    assert table.note.startswith("case=lock divided by case=trivial. ")
     assert body(table) == [
         ["1", "3.36 (3.00ms/892us)", "3.59 (35.9ns/10.0ns)"],
-        ["2", "4.00 (4.00ms/1.00ms)", NOT_RUN],
+        ["2", "4.00 (4.00ms/1.00ms)", "n/a: no case=lock benchmark"],
     ]
 
 
@@ -242,7 +243,7 @@ def test_gil_family_renders_its_declared_tables(tmp_path):
     assert body(cffi)[2][1] == "2.00 (60.0ns/30.0ns) ^"
     text = render.render(results, "rst")
     assert render.rst_problems(text) == ""
-    assert "2.00 (20.0ns/10.0ns)" in doctree_cell_texts(text)
+    assert "2.00 (20.0ns/10.0ns)" in map(plain, doctree_cell_texts(text))
 
 
 def test_declared_tables_match_cases_gil():
@@ -386,26 +387,36 @@ def _findall(tree, node_class):
     return list(finder(node_class))
 
 
-def doctree_cell_texts(text):
+def doctree_texts(text, node_type):
     import docutils.core
     import docutils.nodes
     tree = docutils.core.publish_doctree(
         text, settings_overrides={"report_level": 5})
-    return [entry.astext() for entry in _findall(tree, docutils.nodes.entry)]
+    return [node.astext() for node in _findall(
+        tree, getattr(docutils.nodes, node_type))]
+
+
+def doctree_cell_texts(text):
+    return doctree_texts(text, "entry")
 
 
 def test_rst_renders_without_docutils_warnings(results):
     text = render.render(results, "rst")
     assert render.rst_problems(text) == ""
-    assert "1.56 (1.39ms/892us)" in text
-    assert "2.24 (2.00ms/892us)" in text
+    assert "1.56 (1.39ms/892us)" in plain(text)
+    assert "2.24 (2.00ms/892us)" in plain(text)
 
 
 def test_rst_cells_read_back_as_the_original_text(results):
-    cell_texts = doctree_cell_texts(render.render(results, "rst"))
-    assert ODD_REASON in cell_texts
-    assert HUNG in cell_texts
-    assert "1.56 (1.39ms/892us)" in cell_texts
+    text = render.render(results, "rst")
+    cell_texts = doctree_cell_texts(text)
+    # Reasons are numbered notes under their table, as RST line blocks.
+    notes = doctree_texts(text, "line")
+    assert any(line.endswith("] " + ODD_REASON) for line in notes)
+    assert any(line.endswith("] " + HUNG) for line in notes)
+    assert any(re.match(r"failed \[\d\]$", c) for c in cell_texts)
+    assert any(re.match(r"hung \[\d\]$", c) for c in cell_texts)
+    assert "1.56 (1.39ms/892us)" in map(plain, cell_texts)
     assert "gil.trivial.nogil.cython/t1" in cell_texts
     assert "CPython 2.7" in cell_texts and "CPython 3.9" in cell_texts
 
@@ -437,7 +448,8 @@ def test_markdown_has_pipe_tables(results):
     first = tables[0]
     assert first[0] == ["Threads", "CPython 2.7", "CPython 3.9"]
     assert first[1] == ["---", "---", "---"]
-    assert first[2] == ["1", "1.56 (1.39ms/892us)", "2.52 (25.2ns/10.0ns)"]
+    assert [plain(c) for c in first[2]] == [
+        "1", "1.56 (1.39ms/892us)", "2.52 (25.2ns/10.0ns)"]
     for table in tables:
         assert all(len(row) == len(table[0]) for row in table), table
 
@@ -463,7 +475,7 @@ def test_cli_report_rst_file(harness, result_dir, tmp_path):
     text = out.read_text(encoding="utf-8")
     assert text.startswith("================\ngilbench results")
     assert render.rst_problems(text) == ""
-    assert "1.56 (1.39ms/892us)" in text
+    assert "1.56 (1.39ms/892us)" in plain(text)
     assert not (tmp_path / "out.rst.partial").exists()
 
 

@@ -8,9 +8,14 @@ from gilbench.report.model import Cell
 NOISY_RSD = 0.05  # relative std dev above which a value is flagged
 NOISY_MARK = "~"
 OVERSUBSCRIBED_MARK = "^"
-LEGEND = ("%s: relative std dev above %d%% (noisy); %s: more threads or "
+NOT_SIGNIFICANT_MARK = "?"
+LEGEND = ("[low-high]: 95%% confidence interval (bootstrap over the pyperf "
+          "values); %s: not significant (the interval reaches 1, the "
+          "runner-up is within reach, or too few values to tell); %s: "
+          "relative std dev above %d%% (noisy); %s: more threads or "
           "processes than usable CPUs (oversubscribed)."
-          % (NOISY_MARK, NOISY_RSD * 100, OVERSUBSCRIBED_MARK))
+          % (NOT_SIGNIFICANT_MARK, NOISY_MARK, NOISY_RSD * 100,
+             OVERSUBSCRIBED_MARK))
 NOT_RUN = "n/a: not run"
 
 _UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"))
@@ -60,8 +65,10 @@ def format_quantity(number, unit):
     return significant(number)
 
 
-def flags(*records):
-    marks = ""
+def flags(*records, significant=None):
+    """The marks of a cell computed from ``records``; ``significant`` is
+    False for a comparison its interval cannot tell from 1."""
+    marks = NOT_SIGNIFICANT_MARK if significant is False else ""
     if any(r.rsd > NOISY_RSD for r in records):
         marks += NOISY_MARK
     if any(r.oversubscribed for r in records):

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 
 from gilbench.errors import UsageError
-from gilbench.report import cells, loader, render
+from gilbench.report import cells, intervals, kinds, loader, render
 from gilbench.report.lookup import key
 from gilbench.report.model import INTERPRETER, Cell, Table, label
 
@@ -124,13 +124,23 @@ def _side(record, other_reason):
 
 
 def _change_cell(change):
+    """The change with the bootstrap interval of changed / base mean as
+    percentages; flagged not significant (?) when that interval holds 0%
+    (the significant column is the t-test, which --fail-above uses)."""
     format_normalized_mean, _, _ = _pyperf_statistics()
     if change.norm is None:
         return cells.missing("n/a: not measured on both sides")
-    text = "%+.1f%% (%s)" % (change.percent,
-                             format_normalized_mean(change.norm))
-    return Cell(text, change.norm,
-                flags=cells.flags(change.base, change.changed))
+    interval = kinds.ratio_interval(change.changed, change.base)
+    span = ("[%+.1f%%..%+.1f%%]" % tuple((x - 1) * 100 for x in interval)
+            if interval else "")
+    text = " ".join(part for part in (
+        "%+.1f%%" % change.percent, span,
+        "(%s)" % format_normalized_mean(change.norm)) if part)
+    significant = intervals.excludes(interval)
+    return Cell(text, change.norm, interval=interval,
+                significant=significant,
+                flags=cells.flags(change.base, change.changed,
+                                  significant=significant))
 
 
 def _significance_cell(change):
@@ -155,7 +165,8 @@ def family_table(family, base_file, changed_file, family_changes):
     return Table(
         title="%s: %s" % (family, _pair_label(base_file, changed_file)),
         note="Change: changed mean / base mean - 1 (pyperf's normalized "
-        "mean); + is slower.",
+        "mean); + is slower; in brackets its 95%% confidence interval, by "
+        "%s (? where it holds 0%%)." % intervals.METHOD,
         header=[label(h) for h in (
             "Benchmark", "base: " + base_file.interpreter,
             "changed: " + changed_file.interpreter, "change",

@@ -1,5 +1,6 @@
-"""The HTML page: every table of the RST report, plots of the declared
-ones, coloured ratio cells, and a table of contents by family.
+"""The HTML page: the findings first (each answer linked to the table
+that shows it), then every table of the RST report, one figure per table
+declaration, coloured ratio cells, and a table of contents by family.
 
 One self-contained file: CSS and SVG inline, and a Content-Security-Policy
 that lets the page load and run nothing, whatever the results hold.  All
@@ -9,12 +10,16 @@ escapes its own text) is marked safe.
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
 from gilbench.report import cells, layout, plots
-from gilbench.report.render import one_line
+from gilbench.report.model import label
+from gilbench.report.render import FINDINGS_INTRO, FINDINGS_TITLE, one_line
 
 # Ratio and speedup cells: shade by distance from 1, on a log scale.
 SHADES = (
@@ -33,7 +38,13 @@ SHADE_LEGEND = ("Ratio, speedup and change cells are shaded by their "
 SHADED_KINDS = ("ratio", "speedup")
 FLAG_TITLES = {cells.NOISY_MARK: "noisy: relative std dev above 5%",
                cells.OVERSUBSCRIBED_MARK: "oversubscribed: more threads or "
-               "processes than usable CPUs"}
+               "processes than usable CPUs",
+               cells.NOT_SIGNIFICANT_MARK: "not significant: the interval "
+               "reaches 1, the runner-up is within reach, or there are too "
+               "few values to tell"}
+# Below this many figures, starting worker processes costs more than it
+# saves.
+PARALLEL_FROM = 8
 
 
 @dataclass
@@ -41,6 +52,7 @@ class HtmlCell:
     text: str
     flags: list = field(default_factory=list)  # (mark, title)
     css: str = ""
+    link: str = ""  # an anchor on the page
 
 
 @dataclass
@@ -50,19 +62,21 @@ class HtmlTable:
     note: str
     header: list
     rows: list  # lists of HtmlCells
-    plot: object = None  # plots.Plot or None
-    svg: Markup | None = None
+    reasons: list = field(default_factory=list)  # numbered notes
 
 
 @dataclass
 class HtmlBlock:
     """A layout.Block: tables without a value are (anchor, line) pairs;
-    a table's title is "" where the block's heading names it."""
+    a table's title is "" where the block's heading names it; one figure
+    for all its tables."""
     anchor: str
     title: str
     paragraphs: list
     omitted: list
     tables: list  # HtmlTables
+    plot: object = None  # plots.Plot or None
+    svg: Markup | None = None
 
 
 @dataclass
@@ -81,7 +95,7 @@ def shade(value):
 
 def reason_class(text):
     for prefix in ("failed", "hung"):
-        if text.startswith(prefix + ":"):
+        if text.startswith(prefix):
             return prefix
     return "na"
 
@@ -97,24 +111,30 @@ def html_cell(cell, shaded):
                     css)
 
 
-def html_table(table, anchor, title, note, plot_tables=True):
+def html_rows(rows, shaded):
+    """Cells of model rows (the first a label), reasons numbered: the
+    rows and the notes."""
+    short, reasons = layout.numbered(rows)
+    return ([[HtmlCell(one_line(row[0].display), css="label")]
+             + [html_cell(cell, shaded) for cell in row[1:]]
+             for row in short], [one_line(r) for r in reasons])
+
+
+def html_table(table, anchor, title, note):
     kind = (table.declaration or {}).get("cell", {}).get("kind")
     shaded = kind in SHADED_KINDS or table.shaded
-    drawn = plots.plot(table, anchor + "-plot") if plot_tables else None
+    rows, reasons = html_rows(table.rows, shaded)
     return HtmlTable(
         anchor=anchor, title=one_line(title), note=one_line(note),
         header=[one_line(cell.display) for cell in table.header],
-        rows=[[HtmlCell(one_line(row[0].display), css="label")]
-              + [html_cell(cell, shaded) for cell in row[1:]]
-              for row in table.rows],
-        plot=drawn, svg=Markup(drawn.svg) if drawn else None)
+        rows=rows, reasons=reasons)
 
 
 def _anchor(index):
     return "t%d" % (index + 1)
 
 
-def html_block(block, number, plot_tables=True):
+def html_block(block, number, drawn=None):
     return HtmlBlock(
         anchor="d%d" % number, title=one_line(block.title),
         paragraphs=[one_line(p) for p in block.paragraphs],
@@ -122,33 +142,94 @@ def html_block(block, number, plot_tables=True):
                  for o in block.omitted],
         tables=[html_table(table, _anchor(index),
                            block.heading_of(table),
-                           block.note_of(table), plot_tables)
-                for index, table in block.tables])
+                           block.note_of(table))
+                for index, table in block.tables],
+        plot=drawn, svg=Markup(drawn.svg) if drawn else None)
+
+
+def _figure(job):
+    tables, gid = job
+    return plots.figure(tables, gid)
+
+
+def figures(blocks):
+    """One plots.Plot (or None) per block, drawn in worker processes when
+    there are many: matplotlib is single-threaded and each figure takes
+    tens of milliseconds."""
+    jobs = [([t for _, t in block.tables], "d%d-plot" % number)
+            for number, block in enumerate(blocks, 1)]
+    wanted = [k for k, (tables, _) in enumerate(jobs) if plots.facets(tables)]
+    drawn = [None] * len(jobs)
+    workers = min(len(os.sched_getaffinity(0)), len(wanted))
+    if len(wanted) < PARALLEL_FROM or workers < 2:
+        for k in wanted:
+            drawn[k] = _figure(jobs[k])
+        return drawn
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        for k, plot in zip(wanted, pool.map(_figure,
+                                            [jobs[k] for k in wanted])):
+            drawn[k] = plot
+    return drawn
 
 
 def sections(tables, plot_tables=True):
     """Declared tables' blocks grouped by family (in order), then one
     section of the listings (raw values, CPU, runs)."""
     found, listings = {}, []
-    for number, block in enumerate(layout.blocks(tables), 1):
-        drawn = html_block(block, number, plot_tables)
+    blocks = layout.blocks(tables)
+    drawn = figures(blocks) if plot_tables else [None] * len(blocks)
+    for number, (block, plot) in enumerate(zip(blocks, drawn), 1):
+        shown = html_block(block, number, plot)
         if block.family is None:
-            listings.append(drawn)
+            listings.append(shown)
             continue
         if block.family not in found:
             found[block.family] = Section("f-%d" % (len(found) + 1),
                                           one_line(block.family), [])
-        found[block.family].blocks.append(drawn)
+        found[block.family].blocks.append(shown)
     result = list(found.values())
     if listings:
         result.append(Section("f-all", "All benchmarks and runs", listings))
     return result
 
 
-def page(environment, title, intro, tables, plot_tables=True):
+def _evidence_anchors(page_sections):
+    """{(family, declaration title): block anchor}."""
+    return {(section.title, block.title): block.anchor
+            for section in page_sections for block in section.blocks}
+
+
+def findings_table(found, page_sections):
+    """The findings as an HtmlTable whose rows are ("family", name) and
+    ("finding", HtmlCells) pairs; each question links to the block that
+    is its evidence."""
+    if not found or not found.rows:
+        return None
+    anchors = _evidence_anchors(page_sections)
+    answers, reasons = html_rows([[label(f.question)] + f.answers
+                                  for f in found.rows], shaded=False)
+    rows, family = [], None
+    for finding, cells_ in zip(found.rows, answers):
+        if finding.family != family:
+            family = finding.family
+            rows.append(("family", one_line(family)))
+        cells_[0].link = anchors.get((one_line(finding.family),
+                                      one_line(finding.evidence)), "")
+        rows.append(("finding", cells_))
+    return HtmlTable(anchor="findings", title=FINDINGS_TITLE,
+                     note=one_line(FINDINGS_INTRO),
+                     header=["Question"] + [one_line(i)
+                                            for i in found.interpreters],
+                     rows=rows, reasons=reasons)
+
+
+def page(environment, title, intro, tables, plot_tables=True, found=None):
+    page_sections = sections(tables, plot_tables)
     return environment.get_template("report.html.j2").render(
         title=one_line(title), intro=[one_line(x) for x in intro],
-        sections=sections(tables, plot_tables),
+        findings=findings_table(found, page_sections),
+        sections=page_sections,
         legend=cells.LEGEND, shade_legend=SHADE_LEGEND,
         omitted_heading=layout.OMITTED_HEADING,
         shades=[(css, text) for css, _, _, text in SHADES])

@@ -1,11 +1,21 @@
 """The cell kinds of declared tables (see gilbench.tables): what a cell
-computes from the records, and the note that says so under its table."""
+computes from the records, and the note that says so under its table.
+
+Each kind gives a table cell (``cell``: the number with its interval and
+what it was computed from) and a finding's compact answer (``answer``:
+the number and its interval).  Derived numbers carry a bootstrap interval
+(gilbench.report.intervals); a comparison whose interval holds 1 (or a
+best-of whose runner-up is within reach) is flagged not significant.
+"""
 from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import replace
 
-from gilbench.report import cells
+import numpy
+
+from gilbench.report import cells, intervals
 from gilbench.report.cells import NOT_RUN
 from gilbench.report.model import Cell
 
@@ -18,14 +28,19 @@ CELL_KEYS = {
     "recorded": ("key", "unit"),
     "crossover": ("over", "numerator", "denominator", "fallback", "along",
                   "unit"),
+    "best": ("over", "of", "pick", "among"),
 }
 
 
-def problem(declaration):
-    """Why a declaration from a result file cannot be drawn, or None."""
+FINDING_KEYS = ("question", "cell", "at")
+
+
+def problem(declaration, keys=TABLE_KEYS):
+    """Why a table (or, with FINDING_KEYS, finding) declaration from a
+    result file cannot be drawn, or None."""
     if not isinstance(declaration, dict):
-        return "a table declaration must be an object"
-    lacking = [k for k in TABLE_KEYS if k not in declaration]
+        return "a declaration must be an object"
+    lacking = [k for k in keys if k not in declaration]
     cell = declaration.get("cell")
     if not lacking and not isinstance(cell, dict):
         return "its cell must be an object"
@@ -42,6 +57,40 @@ def _is_number(value):
 
 def _equals(dim, value):
     return "%s=%s" % (dim, value)
+
+
+def _twin_missing(reason, dim, value):
+    """A twin that is not in the result file is named, never "not
+    run"."""
+    if reason == NOT_RUN:
+        return "n/a: no %s benchmark" % _equals(dim, value)
+    return reason
+
+
+def interval_text(interval, number=cells.significant):
+    if interval is None:
+        return ""
+    return "[%s-%s]" % (number(interval[0]), number(interval[1]))
+
+
+def _spaced(*parts):
+    return " ".join(part for part in parts if part)
+
+
+def ratio_interval(numerator, denominator, factor=1.0):
+    """The bootstrap interval of numerator mean / denominator mean x
+    factor, or None when either has too few values."""
+    top = intervals.SHARED.means(numerator)
+    bottom = intervals.SHARED.means(denominator)
+    if top is None or bottom is None:
+        return None
+    return intervals.bounds(top / bottom * factor)
+
+
+def _compared(value, interval, *records):
+    """A comparison's Cell pieces: (flags, significant)."""
+    significant = intervals.excludes(interval)
+    return cells.flags(*records, significant=significant), significant
 
 
 class Value:
@@ -66,6 +115,10 @@ class Value:
                     record.mean / ops, record.stdev / ops,
                     cells.flags(record))
 
+    def answer(self, lookup, dims):
+        """A finding's compact answer; a table cell unless a kind says."""
+        return self.cell(lookup, dims)
+
     def describe(self, grid):
         if self.spec["per_op"]:
             return "Mean time per operation (per loop / ops_per_loop)."
@@ -86,12 +139,17 @@ class Throughput(Value):
         if record.unit != "second":
             return cells.missing("n/a: values are not times")
         rate = record.ops_per_loop / record.mean
-        return Cell("%s %s/s" % (cells.si(rate), self.spec["unit"]), rate,
-                    rate * record.rsd, cells.flags(record))
+        means = intervals.SHARED.means(record)
+        interval = (None if means is None
+                    else intervals.bounds(record.ops_per_loop / means))
+        text = _spaced("%s %s/s" % (cells.si(rate), self.spec["unit"]),
+                       interval_text(interval, cells.si))
+        return Cell(text, rate, rate * record.rsd, cells.flags(record),
+                    interval=interval)
 
     def describe(self, grid):
-        return ("%s per second: ops_per_loop / mean time per loop."
-                % self.spec["unit"])
+        return ("%s per second: ops_per_loop / mean time per loop. %s"
+                % (self.spec["unit"], intervals.NOTE))
 
 
 class Recorded(Value):
@@ -105,12 +163,18 @@ class Recorded(Value):
         number = record.recorded.get(key)
         if number is None:
             return cells.missing("n/a: not recorded")
-        text = cells.si(number) + (" " + unit if unit else "")
-        return Cell(text, number, None, cells.flags(record))
+        runs = record.recorded_runs.get(key, ())
+        means = intervals.SHARED.means(record, runs)
+        interval = None if means is None else intervals.bounds(means)
+        text = _spaced(cells.si(number) + (" " + unit if unit else ""),
+                       interval_text(interval, cells.si))
+        return Cell(text, number, None, cells.flags(record),
+                    interval=interval)
 
     def describe(self, grid):
-        return ("%s, as the case recorded it per run (mean over runs)."
-                % self.spec["key"])
+        return ("%s, as the case recorded it per run (mean over runs). %s"
+                % (self.spec["key"],
+                   intervals.NOTE.replace("pyperf values", "runs")))
 
 
 class Speedup(Value):
@@ -120,21 +184,55 @@ class Speedup(Value):
 
     def cell(self, lookup, dims):
         over, baseline = self.spec["over"], self.spec["baseline"]
+        measured = self.measure(lookup, dims)
+        if isinstance(measured, Cell):
+            return measured
+        speedup, interval, this, base = measured
+        flags, significant = self._judged(speedup, interval, this, base)
+        text = _spaced("%.2fx" % speedup, interval_text(interval),
+                       "(%s -> %s)" % (
+                           cells.format_quantity(base.mean, base.unit),
+                           cells.format_quantity(this.mean, this.unit)))
+        return Cell(text, speedup, speedup * math.hypot(this.rsd, base.rsd),
+                    flags, interval=interval, significant=significant)
+
+    def answer(self, lookup, dims):
+        measured = self.measure(lookup, dims)
+        if isinstance(measured, Cell):
+            return measured
+        speedup, interval, this, base = measured
+        flags, significant = self._judged(speedup, interval, this, base)
+        return Cell(_spaced("%.2fx" % speedup, interval_text(interval)),
+                    speedup, None, flags, interval=interval,
+                    significant=significant)
+
+    def measure(self, lookup, dims):
+        """(speedup, interval, this record, baseline record), or a Cell
+        saying why there is none."""
+        over, baseline = self.spec["over"], self.spec["baseline"]
         this, reason = lookup.get(dims)
         base, base_reason = lookup.get({**dims, over: baseline})
         if this is None or base is None:
-            return cells.missing(reason or base_reason)
+            if reason == NOT_RUN == base_reason:
+                return cells.missing(NOT_RUN)
+            return cells.missing(reason
+                                 or _twin_missing(base_reason, over,
+                                                  baseline))
         factor = 1.0
         if self.spec["scaled"]:
             if not (_is_number(dims[over]) and _is_number(baseline)):
                 return cells.missing("n/a: %s is not numeric" % over)
             factor = dims[over] / baseline
         speedup = base.mean / this.mean * factor
-        text = "%.2fx (%s -> %s)" % (
-            speedup, cells.format_quantity(base.mean, base.unit),
-            cells.format_quantity(this.mean, this.unit))
-        return Cell(text, speedup, speedup * math.hypot(this.rsd, base.rsd),
-                    cells.flags(this, base))
+        return speedup, ratio_interval(base, this, factor), this, base
+
+    @staticmethod
+    def _judged(speedup, interval, this, base):
+        """(flags, significant); the baseline's own cell compares
+        nothing, so it is neither."""
+        if this is base:
+            return cells.flags(this), None
+        return _compared(speedup, interval, this, base)
 
     def describe(self, grid):
         over, baseline = self.spec["over"], self.spec["baseline"]
@@ -142,8 +240,8 @@ class Speedup(Value):
         if self.spec["scaled"]:
             text += (" x %s/%s (each loop's work grows with %s)"
                      % (over, baseline, over))
-        return text + "; in brackets the %s time -> this time." % (
-            _equals(over, baseline))
+        return text + ("; in parentheses the %s time -> this time. %s"
+                       % (_equals(over, baseline), intervals.NOTE))
 
 
 class Ratio(Value):
@@ -176,22 +274,50 @@ class Ratio(Value):
 
     def pair(self, lookup, dims):
         """(numerator, denominator, reason, fallback used)."""
-        numerator, reason = lookup.get(
-            {**dims, self.spec["over"]: self.spec["numerator"]})
+        over = self.spec["over"]
+        numerator, reason = lookup.get({**dims, over: self.spec["numerator"]})
         denominator, den_reason, fallback = self.denominator(lookup, dims)
-        return numerator, denominator, reason or den_reason, fallback
+        if reason == NOT_RUN and den_reason == NOT_RUN:
+            return numerator, denominator, NOT_RUN, fallback
+        reason = (_twin_missing(reason, over, self.spec["numerator"])
+                  or _twin_missing(den_reason, over,
+                                   self.spec["denominator"]))
+        return numerator, denominator, reason, fallback
 
-    def cell(self, lookup, dims):
+    def measure(self, lookup, dims):
+        """A Cell without text (value, interval, flags), or one saying
+        why there is none; and the pair it divided."""
         numerator, denominator, reason, fallback = self.pair(lookup, dims)
         if numerator is None or denominator is None:
-            return Cell(reason, missing=True, fallback=fallback)
+            return Cell(reason, missing=True, fallback=fallback), None
         ratio = numerator.mean / denominator.mean
-        text = "%.2f (%s/%s)" % (
-            ratio, cells.format_quantity(numerator.mean, numerator.unit),
-            cells.format_quantity(denominator.mean, denominator.unit))
-        return Cell(text, ratio,
+        interval = ratio_interval(numerator, denominator)
+        flags, significant = _compared(ratio, interval, numerator,
+                                       denominator)
+        return Cell("", ratio,
                     ratio * math.hypot(numerator.rsd, denominator.rsd),
-                    cells.flags(numerator, denominator), fallback=fallback)
+                    flags, fallback=fallback, interval=interval,
+                    significant=significant), (numerator, denominator)
+
+    def cell(self, lookup, dims):
+        found, pair = self.measure(lookup, dims)
+        if pair is None:
+            return found
+        numerator, denominator = pair
+        text = _spaced("%.2f" % found.value, interval_text(found.interval),
+                       "(%s/%s)" % (
+                           cells.format_quantity(numerator.mean,
+                                                 numerator.unit),
+                           cells.format_quantity(denominator.mean,
+                                                 denominator.unit)))
+        return replace(found, text=text)
+
+    def answer(self, lookup, dims):
+        found, pair = self.measure(lookup, dims)
+        if pair is None:
+            return found
+        return replace(found, text=_spaced("%.2fx" % found.value,
+                                           interval_text(found.interval)))
 
     def division(self):
         over = self.spec["over"]
@@ -200,34 +326,37 @@ class Ratio(Value):
             _equals(over, self.spec["denominator"]))
 
     def describe(self, grid):
-        return self.division() + "."
+        return "%s. %s" % (self.division(), intervals.NOTE)
 
     def note(self, grid):
         """The division; the fallback and the declared note (which then
-        usually explains the fallback) only where the fallback was used."""
-        text = self.describe(grid)
+        usually explains the fallback) only where the fallback was used;
+        then how the interval is made."""
+        text = self.division()
         declared = self.declaration["note"]
+        method = " " + intervals.NOTE
         if self.spec["fallback"]:
             if not any(c.fallback for row in grid for c in row):
-                return text
+                return text + "." + method
             alt = ", ".join("%s=%s" % kv
                             for kv in sorted(self.spec["fallback"].items()))
-            text = text[:-1] + (" (or, where there is no such twin, with "
-                                "%s)" % alt)
+            text += " (or, where there is no such twin, with %s)" % alt
             return text + (": " + declared.rstrip(".") + "." if declared
-                           else ".")
-        return text + (" " + declared if declared else "")
+                           else ".") + method
+        return text + "." + (" " + declared if declared else "") + method
 
 
 class Crossover(Ratio):
-    """Along a numeric axis, where the ratio falls to 1 or below for good,
-    interpolated on a log scale of the axis (linearly from 0)."""
+    """Along a numeric axis, where the ratio falls to 1 or below for good
+    (or, ``rises``, climbs to 1 or above), interpolated on a log scale of
+    the axis (linearly from 0)."""
 
     @property
     def consumed(self):
         return (self.spec["over"], self.spec["along"])
 
-    def cell(self, lookup, dims):
+    def points(self, lookup, dims):
+        """([(x, numerator, denominator)], reasons, fallback used)."""
         along = self.spec["along"]
         anchor = {**dims, self.spec["over"]: self.spec["numerator"]}
         xs = sorted(x for x in lookup.values(anchor, along) if _is_number(x))
@@ -238,31 +367,197 @@ class Crossover(Ratio):
             if num is None or den is None:
                 reasons.append(reason)
             else:
-                points.append((x, num.mean / den.mean, num, den))
+                points.append((x, num, den))
+        if not xs:
+            reasons.append(NOT_RUN)
+        return points, reasons, fallback
+
+    def _crossing(self, xs, ratios):
+        if self.spec.get("rises"):
+            ratios = [1.0 / r for r in ratios]
+        return crossing(list(zip(xs, ratios)))
+
+    def measure(self, lookup, dims):
+        points, reasons, fallback = self.points(lookup, dims)
         if len(points) < 2:
-            why = (reasons[0] if reasons else NOT_RUN if not xs
-                   else "n/a: only one %s measured" % along)
-            return Cell(why, missing=True, fallback=fallback)
-        marks = cells.flags(*[r for p in points for r in p[2:]])
-        x = crossing([(p[0], p[1]) for p in points])
+            why = (reasons[0] if reasons
+                   else "n/a: only one %s measured" % self.spec["along"])
+            return Cell(why, missing=True, fallback=fallback), None
+        marks = cells.flags(*[r for p in points for r in p[1:]])
+        xs = [p[0] for p in points]
+        x = self._crossing(xs, [n.mean / d.mean for _, n, d in points])
+        interval = self._interval(points)
+        return Cell("", None if isinstance(x, str) else x, flags=marks,
+                    fallback=fallback, interval=interval), x
+
+    def _interval(self, points):
+        """The crossing of each resample: ALWAYS counts as -inf, NEVER as
+        +inf, so the bounds may say either."""
+        ratios = [_ratio_samples(n, d) for _, n, d in points]
+        if any(r is None for r in ratios):
+            return None
+        xs = [p[0] for p in points]
+        found = []
+        for sample in numpy.stack(ratios, axis=1):
+            x = self._crossing(xs, sample)
+            found.append(-math.inf if x == ALWAYS
+                         else math.inf if x == NEVER else x)
+        return intervals.bounds(found)
+
+    def _text(self, found, x):
         if isinstance(x, str):
-            return Cell(x, flags=marks, fallback=fallback)
-        text = ("%s %s" % (cells.significant(x), self.unit())).strip()
-        return Cell(text, x, flags=marks, fallback=fallback)
+            return _spaced(x, self._interval_text(found.interval))
+        return _spaced(cells.significant(x), self.unit(),
+                       self._interval_text(found.interval))
+
+    def _interval_text(self, interval):
+        def bound(number):
+            if math.isinf(number):
+                return ALWAYS if number < 0 else "never"
+            return cells.significant(number)
+        return interval_text(interval, bound)
+
+    def cell(self, lookup, dims):
+        found, x = self.measure(lookup, dims)
+        if found.missing:
+            return found
+        return replace(found, text=self._text(found, x))
+
+    answer = cell
 
     def unit(self):
         axis = self.axes.get(self.spec["along"], {})
         return self.spec["unit"] or axis.get("unit") or ""
 
     def describe(self, grid):
-        return ("The smallest %s from which %s / %s stays <= 1, "
+        bound = "climbs to 1 or above" if self.spec.get("rises") \
+            else "stays <= 1"
+        side = "below" if self.spec.get("rises") else "above"
+        return ("The smallest %s from which %s / %s %s, "
                 "interpolated on a log scale of %s between the last point "
-                "above 1 and the next (\"always\": no point is above 1; "
-                "\"never in range\": the last one is)." % (
+                "%s 1 and the next (\"always\": no point is %s 1; "
+                "\"never in range\": the last one is). %s \"always\" "
+                "and \"never\" in it bound what the resamples found." % (
                     self.spec["along"],
                     _equals(self.spec["over"], self.spec["numerator"]),
                     _equals(self.spec["over"], self.spec["denominator"]),
-                    self.spec["along"]))
+                    bound, self.spec["along"], side, side,
+                    intervals.NOTE))
+
+    def note(self, grid):
+        return self.describe(grid) + (
+            " " + self.declaration["note"] if self.declaration["note"]
+            else "")
+
+
+def _ratio_samples(numerator, denominator):
+    top = intervals.SHARED.means(numerator)
+    bottom = intervals.SHARED.means(denominator)
+    return None if top is None or bottom is None else top / bottom
+
+
+class Best(Value):
+    """Which value of ``over`` gives the lowest (highest) ``of`` cell, and
+    by what factor over the runner-up: runner-up / winner (winner /
+    runner-up for the highest), so the margin is >= 1; significant when
+    its interval lies above 1."""
+
+    @property
+    def consumed(self):
+        return (self.spec["over"],)
+
+    def candidates(self, lookup, dims):
+        """[(over value, record, metric, resampled metrics)], reasons."""
+        over, among = self.spec["over"], self.spec["among"]
+        values = [v for v in lookup.values(dims, over)
+                  if not among or v in among]
+        found, reasons = [], []
+        for value in values:
+            record, reason = lookup.get({**dims, over: value})
+            if record is None:
+                reasons.append(reason)
+                continue
+            metric = self._metric(record)
+            if metric is None:
+                reasons.append("n/a: not recorded")
+                continue
+            found.append((value, record) + metric)
+        return found, reasons or [NOT_RUN]
+
+    def _metric(self, record):
+        """(number, its resamples or None) of the ``of`` cell."""
+        of = self.spec["of"]
+        means = intervals.SHARED.means(record)
+        if of["kind"] == "throughput":
+            return (record.ops_per_loop / record.mean,
+                    None if means is None else record.ops_per_loop / means)
+        if of["kind"] == "recorded":
+            number = record.recorded.get(of["key"])
+            if number is None:
+                return None
+            runs = record.recorded_runs.get(of["key"], ())
+            return number, intervals.SHARED.means(record, runs)
+        ops = record.ops_per_loop if of["per_op"] else 1
+        return (record.mean / ops, None if means is None else means / ops)
+
+    def measure(self, lookup, dims):
+        found, reasons = self.candidates(lookup, dims)
+        if not found:
+            return cells.missing(reasons[0])
+        highest = self.spec["pick"] == "highest"
+        ranked = sorted(found, key=lambda c: c[2], reverse=highest)
+        if len(ranked) == 1:
+            return Cell("%s (only one measured)" % ranked[0][0],
+                        flags=cells.flags(ranked[0][1], significant=False),
+                        significant=False)
+        (win, win_rec, win_m, win_s), (run, run_rec, run_m, run_s) = \
+            ranked[0], ranked[1]
+        margin = win_m / run_m if highest else run_m / win_m
+        interval = None
+        if win_s is not None and run_s is not None:
+            interval = intervals.bounds(win_s / run_s if highest
+                                        else run_s / win_s)
+        significant = intervals.excludes(interval)
+        return Cell("", margin, flags=cells.flags(
+            *[c[1] for c in found], significant=significant),
+            interval=interval, significant=significant), (win, run)
+
+    def _word(self):
+        of, pick = self.spec["of"]["kind"], self.spec["pick"]
+        ahead = (of == "value") == (pick == "lowest")
+        return "ahead" if ahead else "the next"
+
+    def cell(self, lookup, dims):
+        found = self.measure(lookup, dims)
+        if isinstance(found, Cell):
+            return found
+        found, (winner, runner_up) = found
+        text = _spaced("%s, %.2fx" % (winner, found.value),
+                       interval_text(found.interval),
+                       "%s %s" % ("ahead of" if self._word() == "ahead"
+                                  else "over", runner_up))
+        # The number is a margin, not something to plot along the rows.
+        return replace(found, text=text, value=None)
+
+    def answer(self, lookup, dims):
+        found = self.measure(lookup, dims)
+        if isinstance(found, Cell):
+            return found
+        found, (winner, _) = found
+        return replace(found, text=_spaced(
+            "%s, %.2fx %s" % (winner, found.value, self._word()),
+            interval_text(found.interval)), value=None)
+
+    def describe(self, grid):
+        of = self.spec["of"]
+        what = {"value": "time", "throughput": "throughput",
+                "recorded": of.get("key", "")}[of["kind"]]
+        among = (" among %s" % ", ".join(map(str, self.spec["among"]))
+                 if self.spec["among"] else "")
+        return ("The %s with the %s %s%s, and its margin over the "
+                "runner-up (>= 1); not significant (?) when the interval "
+                "reaches 1. %s" % (self.spec["over"], self.spec["pick"],
+                                   what, among, intervals.NOTE))
 
 
 ALWAYS = "always"
@@ -287,7 +582,7 @@ def crossing(points):
 
 KINDS = {"value": Value, "ratio": Ratio, "speedup": Speedup,
          "throughput": Throughput, "crossover": Crossover,
-         "recorded": Recorded}
+         "recorded": Recorded, "best": Best}
 
 
 def make(declaration, axes):

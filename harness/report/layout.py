@@ -14,7 +14,7 @@ never reduced: they are problems to look at.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gilbench.report.pivot import equals_list
 
@@ -114,3 +114,24 @@ def blocks(tables):
         if len(notes) == 1:
             block.note = notes.pop()
     return found
+
+
+def numbered(rows):
+    """Rows of Cells (the first of each a label) with every reason cell
+    shortened to its word and a note number (``n/a [1]``), and the
+    notes, ``[1] n/a: <reason>``: a long reason no longer widens its
+    column, so a table pasted into docs stays narrow."""
+    notes, short_rows = [], []
+    for row in rows:
+        short = [row[0]]
+        for cell in row[1:]:
+            if cell.missing and ":" in cell.text:
+                if cell.text not in notes:
+                    notes.append(cell.text)
+                word = cell.text.split(":", 1)[0]
+                cell = replace(cell, text="%s [%d]" % (
+                    word, notes.index(cell.text) + 1))
+            short.append(cell)
+        short_rows.append(short)
+    return short_rows, ["[%d] %s" % (i + 1, text)
+                        for i, text in enumerate(notes)]

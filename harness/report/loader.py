@@ -12,7 +12,7 @@ import pyperf
 from gilbench import resultformat as fmt
 from gilbench.errors import UsageError
 from gilbench.report import interpreters, kinds
-from gilbench.report.model import INTERPRETER, Record, ResultFile
+from gilbench.report.model import COUNT_AXES, INTERPRETER, Record, ResultFile
 
 REQUIRED = fmt.NAME_PARTS + (fmt.AXES_KEY, "ops_per_loop", "concurrency")
 RERUN = "re-run it with this gilbench (gilbench run)"
@@ -88,20 +88,29 @@ def _mean_over_runs(runs, key):
     return sum(found) / len(found) if found else None
 
 
-def _recorded(runs):
-    """Every numeric per-run metadata key, averaged over the runs."""
-    keys = set()
+def _recorded_runs(runs):
+    """Every numeric per-run metadata key: its value in each run."""
+    found = {}
     for run in runs:
-        keys.update(k for k, v in run.get_metadata().items()
-                    if isinstance(v, (int, float))
-                    and not isinstance(v, bool))
-    return {key: _mean_over_runs(runs, key) for key in sorted(keys)}
+        for key, value in run.get_metadata().items():
+            if isinstance(value, (int, float)) and not isinstance(value,
+                                                                  bool):
+                found.setdefault(key, []).append(value)
+    return {key: tuple(found[key]) for key in sorted(found)}
+
+
+def _count_axis(meta):
+    """The count axis of the benchmark's driver, which pairs it with a
+    twin of another driver at the same concurrency."""
+    driver = meta.get("driver")
+    return driver if driver in COUNT_AXES else None
 
 
 def _measured(path, bench):
     meta = bench.get_metadata()
     runs = [run for run in bench.get_runs() if run.values]
     cpus = _mean_over_runs(runs, "cpus_usable") or meta.get("cpu_count", 1)
+    per_run = _recorded_runs(runs)
     return Record(
         name=bench.get_name(), dims=_dims(path, bench.get_name(), meta),
         unit=meta.get("unit", "second"), mean=bench.mean(),
@@ -109,7 +118,9 @@ def _measured(path, bench):
         ops_per_loop=int(meta["ops_per_loop"]),
         concurrency=int(meta["concurrency"]), cpus_usable=int(cpus),
         cpu_utilisation=_mean_over_runs(runs, "cpu_utilisation"),
-        recorded=_recorded(runs), values=tuple(bench.get_values()))
+        recorded={k: sum(v) / len(v) for k, v in per_run.items()},
+        recorded_runs=per_run, count_axis=_count_axis(meta),
+        values=tuple(bench.get_values()))
 
 
 def _missing(path, entries, cpus_usable):
@@ -127,28 +138,40 @@ def _missing(path, entries, cpus_usable):
             unit=meta.get("unit", "second"),
             ops_per_loop=int(meta.get("ops_per_loop", 1)),
             concurrency=int(meta.get("concurrency", 1)),
+            count_axis=_count_axis(meta),
             cpus_usable=cpus_usable, reason=entry["reason"]))
     return records
 
 
+def _declared(path, name, meta, key, what, keys):
+    declared = _json(path, f"{key} of {name!r}", meta[key], list)
+    for declaration in declared:
+        problem = kinds.problem(declaration, keys)
+        if problem:
+            raise UsageError(f"{path!r}: {name!r} declares a {what} the "
+                             f"report cannot read ({problem})")
+    return declared
+
+
 def _declarations(path, metas):
-    """Table declarations and axis descriptions per family, first seen
-    wins (every benchmark of a family carries the same ones)."""
-    tables, axes = {}, {}
+    """Table and finding declarations, page order and axis descriptions
+    per family, first seen wins (every benchmark of a family carries the
+    same ones)."""
+    tables, findings, order, axes = {}, {}, {}, {}
     for name, meta in metas:
         family = meta["family"]
         if fmt.TABLES_KEY in meta and family not in tables:
-            declared = _json(path, f"{fmt.TABLES_KEY} of {name!r}",
-                             meta[fmt.TABLES_KEY], list)
-            for declaration in declared:
-                problem = kinds.problem(declaration)
-                if problem:
-                    raise UsageError(f"{path!r}: {name!r} declares a table "
-                                     f"the report cannot read ({problem})")
-            tables[family] = declared
+            tables[family] = _declared(path, name, meta, fmt.TABLES_KEY,
+                                       "table", kinds.TABLE_KEYS)
+        if fmt.FINDINGS_KEY in meta and family not in findings:
+            findings[family] = _declared(path, name, meta,
+                                         fmt.FINDINGS_KEY, "finding",
+                                         kinds.FINDING_KEYS)
+        if isinstance(meta.get(fmt.ORDER_KEY), (int, float)):
+            order.setdefault(family, meta[fmt.ORDER_KEY])
         for axis in _axes(path, name, meta):
             axes.setdefault(family, {}).setdefault(axis["name"], axis)
-    return tables, axes
+    return tables, findings, order, axes
 
 
 def load_result(path):
@@ -166,9 +189,10 @@ def load_result(path):
     records += _missing(path, entries, records[0].cpus_usable)
     metas = [(b.get_name(), b.get_metadata()) for b in benchmarks]
     metas += [(e["name"], e["metadata"]) for e in entries]
-    tables, axes = _declarations(path, metas)
+    tables, findings, order, axes = _declarations(path, metas)
     return ResultFile(path=path, interpreter=label, version_key=key,
                       records=records, tables=tables, axes=axes,
+                      findings=findings, order=order,
                       facts=_facts(run_meta, benchmarks),
                       host=str(run_meta.get("hostname", "")))
 

@@ -1,28 +1,65 @@
 """Records found by their dimensions (a dimension whose value is None is
-one the record does not have, e.g. an axis only some cases declare)."""
+one the record does not have, e.g. an axis only some cases declare).
+
+A benchmark of the threads driver and its twin of the processes driver
+name their count axes differently (``threads=2``, ``processes=2``); when
+no record has the exact dimensions asked for, a record of another driver
+at the same count, equal in every other dimension, is its twin.
+"""
 from __future__ import annotations
 
 from gilbench.report.cells import NOT_RUN
+from gilbench.report.model import COUNT_AXES
+
+COUNT = "@count"  # the key's place for a count, whatever its axis
 
 
 def key(dims):
     return tuple(sorted((k, v) for k, v in dims.items() if v is not None))
 
 
+def count_key(dims, count_axis):
+    """The key of ``dims`` with its count axis folded into COUNT."""
+    rest = {k: v for k, v in dims.items() if k != count_axis}
+    return key(rest) + ((COUNT, dims.get(count_axis)),)
+
+
 class Lookup:
     def __init__(self, records):
         self.records = list(records)
         self._by_key = {}
+        self._by_count = {}
         for record in self.records:
-            known = self._by_key.get(key(record.dims))
-            # A file never lists one benchmark twice, but if two results
-            # compete, a measured one beats a reason.
-            if known is None or (record.measured and not known.measured):
-                self._by_key[key(record.dims)] = record
+            self._keep(self._by_key, key(record.dims), record)
+            if record.count_axis in record.dims:
+                self._keep(self._by_count,
+                           count_key(record.dims, record.count_axis), record)
+
+    @staticmethod
+    def _keep(index, found_key, record):
+        known = index.get(found_key)
+        # A file never lists one benchmark twice, but if two results
+        # compete, a measured one beats a reason.
+        if known is None or (record.measured and not known.measured):
+            index[found_key] = record
+
+    def find(self, dims):
+        """The record with these dimensions, or its twin of another
+        driver at the same count; None when neither was registered."""
+        record = self._by_key.get(key(dims))
+        if record is not None:
+            return record
+        for axis in COUNT_AXES:
+            if axis not in dims:
+                continue
+            twin = self._by_count.get(count_key(dims, axis))
+            if twin is not None and twin.count_axis != axis:
+                return twin
+        return None
 
     def get(self, dims):
         """(measured Record, None) or (None, why there is no value)."""
-        record = self._by_key.get(key(dims))
+        record = self.find(dims)
         if record is None:
             return None, NOT_RUN
         if not record.measured:

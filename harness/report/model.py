@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 INTERPRETER = "interpreter"  # the pseudo-dimension: one per result file
+COUNT_AXES = ("threads", "processes")  # the drivers' count axes
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class Record:
     cpu_utilisation: float | None = None  # mean over runs
     recorded: dict = field(default_factory=dict)  # numeric run metadata,
     # each key's mean over the measured runs (gilbench.api.record)
+    recorded_runs: dict = field(default_factory=dict)  # key -> per run
+    count_axis: str | None = None  # "threads", "processes" (its driver's)
     reason: str | None = None  # "n/a: ...", "failed: ...", "hung: ..."
     values: tuple = ()  # pyperf's values, for compare's significance test
 
@@ -50,6 +53,8 @@ class ResultFile:
     records: list  # Records in file order: measured, then missing
     tables: dict  # family -> list of table declarations
     axes: dict  # family -> {axis name: {"unit": ..., "log": ...}}
+    findings: dict = field(default_factory=dict)  # family -> declarations
+    order: dict = field(default_factory=dict)  # family -> ORDER
     facts: dict = field(default_factory=dict)  # for the Runs table
     host: str = ""  # pyperf's hostname metadata ("" when absent)
 
@@ -66,6 +71,9 @@ class Cell:
     flags: str = ""
     missing: bool = False  # text is a reason (n/a, failed, hung)
     fallback: bool = False  # a ratio divided by the declared fallback twin
+    interval: tuple | None = None  # (low, high) of ``value``'s 95% CI
+    significant: bool | None = None  # None: no comparison, or untold
+    link: str = ""  # HTML: the anchor of the evidence (findings)
 
     @property
     def display(self):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 
+from gilbench import resultformat as fmt
 from gilbench.report import kinds, listings
 from gilbench.report.lookup import Lookup
 from gilbench.report.model import INTERPRETER, Table, label
@@ -159,26 +160,43 @@ def declared_tables(results, family, declaration, axes):
     return tables
 
 
+def family_axes(results, family):
+    """{axis name: description} of a family over every file."""
+    axes = {}
+    for result in results:
+        for name, axis in result.axes.get(family, {}).items():
+            axes.setdefault(name, axis)
+    return axes
+
+
 def declarations(results):
     """{family: (table declarations, axes)}, first file declaring wins."""
     found = {}
     for result in results:
         for family, tables in result.tables.items():
             if family not in found:
-                axes = {}
-                for other in results:
-                    for name, axis in other.axes.get(family, {}).items():
-                        axes.setdefault(name, axis)
-                found[family] = (tables, axes)
+                found[family] = (tables, family_axes(results, family))
     return found
 
 
+def family_order(results):
+    """Every family of the results, by its declared ORDER (the question
+    it answers; 100 when it declares none), then by name."""
+    order, families = {}, set()
+    for result in results:
+        families.update(r.dims["family"] for r in result.records)
+        for family, rank in result.order.items():
+            order.setdefault(family, rank)
+    return sorted(families,
+                  key=lambda f: (order.get(f, fmt.DEFAULT_ORDER), f))
+
+
 def all_tables(results):
-    """Declared tables (families alphabetically, tables in declaration
+    """Declared tables (families in page order, tables in declaration
     order), then raw values, CPU utilisation and runs."""
     tables = []
     found = declarations(results)
-    for family in sorted(found):
+    for family in [f for f in family_order(results) if f in found]:
         family_tables, axes = found[family]
         for declaration in family_tables:
             tables.extend(declared_tables(results, family, declaration,

@@ -1,13 +1,16 @@
-"""Plots of declared tables, drawn as inline SVG with matplotlib.
+"""Figures of declared tables, drawn as inline SVG with matplotlib.
 
-One plot per declared table, from its structured cells (never its text):
-a line per column value against a numeric rows axis (threads, processes,
-work size), grouped bars against a categorical one (an executor method,
-the interpreter).  Error bars are the cells' spread; a ratio gets the
-break-even line at 1, a speedup over its rows axis the ideal line.
+One figure per table declaration (one question), from its tables'
+structured cells (never their text): a facet per table (per ``per``
+combination) on a shared y axis, and in each a line per column value
+(usually the interpreter, the same colour in every facet) against a
+numeric rows axis (threads, processes, work size), or grouped bars
+against a categorical one (an executor method).  Error bars are the
+cells' spread; a ratio gets the break-even line at 1, a speedup over its
+rows axis the ideal line.
 
-Each series is an SVG group whose id is ``<plot>-series-<i>`` (bars:
-``<plot>-series-<i>-<bar>``), so a test can count what was drawn.
+Each series is an SVG group whose id is ``<figure>-f<k>-series-<i>``
+(bars: ``...-series-<i>-<bar>``), so a test can count what was drawn.
 """
 from __future__ import annotations
 
@@ -22,20 +25,23 @@ from gilbench.report.render import one_line
 
 _XML_HEAD = re.compile(r"\A.*?(?=<svg)", re.S)
 _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
-SIZE = (7.0, 3.2)  # inches; the page scales the SVG to its width
+FIGURE_WIDTH = 8.0  # inches; the page scales the SVG to its width
 
 
 @dataclass
 class Plot:
     svg: str  # one <svg> element, no XML prolog
-    series: int  # lines or bar groups drawn (not counting reference lines)
+    series: int  # lines or bar groups drawn, over all facets (not
+    # counting reference lines)
     style: str  # "lines" or "bars"
+    facets: int = 1
 
 
 @dataclass
 class Series:
     label: str
     points: list  # (row index, row value, value, spread or None)
+    colour: object = None
 
 
 def _is_number(value):
@@ -112,8 +118,9 @@ def _draw_lines(ax, table, series, gid):
         ys = [p[2] for p in one.points]
         errs = [p[3] or 0.0 for p in one.points]
         drawn = ax.errorbar(xs, ys, yerr=errs if any(errs) else None,
-                            marker="o", markersize=4, capsize=3,
-                            linewidth=1.5, label=_text(one.label))
+                            marker="o", markersize=3, capsize=2,
+                            linewidth=1.2, label=_text(one.label),
+                            color=one.colour)
         drawn.lines[0].set_gid("%s-series-%d" % (gid, n))
         for k, part in enumerate(drawn.lines[2]):
             part.set_gid("%s-errors-%d-%d" % (gid, n, k))
@@ -161,8 +168,8 @@ def _draw_bars(ax, table, series, gid):
         ys = [p[2] for p in one.points]
         errs = [p[3] or 0.0 for p in one.points]
         bars = ax.bar(xs, ys, width=width * 0.95, label=_text(one.label),
-                      yerr=errs if any(errs) else None, capsize=2,
-                      ecolor="0.25")
+                      yerr=errs if any(errs) else None, capsize=1.5,
+                      ecolor="0.25", color=one.colour)
         for k, patch in enumerate(bars.patches):
             patch.set_gid("%s-series-%d-%d" % (gid, n, k))
         if bars.errorbar is not None:
@@ -170,53 +177,121 @@ def _draw_bars(ax, table, series, gid):
                 part.set_gid("%s-errors-%d-%d" % (gid, n, k))
     ax.set_xticks(range(count))
     ax.set_xticklabels([_text(v) for v in table.row_values],
-                       rotation=20 if count > 4 else 0,
-                       ha="right" if count > 4 else "center")
+                       rotation=30 if count > 2 else 0,
+                       ha="right" if count > 2 else "center")
     _reference(ax, table)
 
 
-def plot(table, gid):
-    """A Plot of a declared table, or None when it holds no number."""
+def facets(tables):
+    """The tables of one declaration that hold a number, each a facet."""
+    return [(t, series_of(t)) for t in tables
+            if t.declaration is not None and series_of(t)]
+
+
+def _grid(count):
+    columns = 1 if count == 1 else 2 if count <= 4 else 3
+    return -(-count // columns), columns
+
+
+def _facet_title(table):
+    """What tells this facet from its siblings: the table's own title
+    without the declaration's."""
+    prefix = table.declaration["title"] + ": "
+    return table.title[len(prefix):] if table.title.startswith(prefix) \
+        else ""
+
+
+def _colours(drawn):
+    """One colour per series label across every facet."""
+    from matplotlib import colormaps
+    labels = []
+    for _, series in drawn:
+        labels += [one.label for one in series if one.label not in labels]
+    palette = (colormaps["tab10"].colors if len(labels) <= 10
+               else colormaps["tab20"].colors)
+    return {label: palette[i % len(palette)]
+            for i, label in enumerate(labels)}
+
+
+def _shared_y(ax, kind, values):
+    if kind in ("value", "throughput") and _wide_range(values):
+        ax.set_yscale("log")
+    elif min(values) >= 0:
+        ax.set_ylim(bottom=0)
+    formatter = _y_formatter(kind)
+    if formatter is not None:
+        ax.yaxis.set_major_formatter(formatter)
+
+
+def figure(tables, gid):
+    """One Plot for the tables of one declaration: a facet (small
+    multiple) per table that holds a number, on shared y axes, the same
+    colour for a series (an interpreter) in every facet; None when no
+    table holds a number.  Each facet's axes have the gid
+    ``<gid>-f<k>``."""
     from matplotlib import rc_context
     from matplotlib.figure import Figure
 
-    series = series_of(table) if table.declaration is not None else []
-    if not series:
+    drawn = facets(tables)
+    if not drawn:
         return None
-    kind = table.declaration["cell"]["kind"]
-    lines = _numeric_rows(table)
+    first = drawn[0][0]
+    kind = first.declaration["cell"]["kind"]
+    rows, columns = _grid(len(drawn))
+    colours = _colours(drawn)
+    lines = all(_numeric_rows(t) for t, _ in drawn)
+    same_x = len({tuple(t.row_values) for t, _ in drawn}) == 1
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": gid,
-                     "font.family": "sans-serif", "font.size": 9}):
-        figure = Figure(figsize=SIZE)
-        ax = figure.add_subplot()
-        ax.set_gid(gid)
-        if len(series) > 10:  # the default cycle repeats after ten
-            from matplotlib import colormaps
-            ax.set_prop_cycle(color=colormaps["tab20"].colors)
-        (_draw_lines if lines else _draw_bars)(ax, table, series, gid)
-        values = [p[2] for one in series for p in one.points]
-        if kind in ("value", "throughput") and _wide_range(values):
-            ax.set_yscale("log")
-        elif min(values) >= 0:
-            ax.set_ylim(bottom=0)
-        formatter = _y_formatter(kind)
-        if formatter is not None:
-            ax.yaxis.set_major_formatter(formatter)
-        ax.set_xlabel(_text(pivot.dimension_label(table.row_dim,
-                                                  table.axes)))
-        ax.set_ylabel(_text(_y_label(table)))
-        ax.grid(True, color="0.9", linewidth=0.8)
-        ax.set_axisbelow(True)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                  frameon=False, fontsize=8)
+                     "font.family": "sans-serif", "font.size": 8}):
+        height = 0.6 + rows * (2.3 if columns > 1 else 2.8)
+        fig = Figure(figsize=(FIGURE_WIDTH, height))
+        axes = fig.subplots(rows, columns, sharey=True,
+                            sharex=same_x and lines, squeeze=False)
+        for k, (table, series) in enumerate(drawn):
+            ax = axes[k // columns][k % columns]
+            ax.set_gid("%s-f%d" % (gid, k))
+            for one in series:
+                one.colour = colours[one.label]
+            (_draw_lines if lines else _draw_bars)(ax, table, series,
+                                                   ax.get_gid())
+            ax.set_title(_text(_facet_title(table)), fontsize=8)
+            ax.grid(True, color="0.9", linewidth=0.8)
+            ax.set_axisbelow(True)
+        for k in range(len(drawn), rows * columns):
+            axes[k // columns][k % columns].set_visible(False)
+        values = [p[2] for _, series in drawn for one in series
+                  for p in one.points]
+        _shared_y(axes[0][0], kind, values)
+        fig.supxlabel(_text(pivot.dimension_label(first.row_dim,
+                                                  first.axes)), fontsize=9)
+        fig.supylabel(_text(_y_label(first)), fontsize=9)
+        handles, labels = _legend_entries(axes)
+        fig.legend(handles, labels, loc="upper left",
+                   bbox_to_anchor=(0.80, 0.98), frameon=False, fontsize=8)
         # Fixed margins (room for the legend on the right): a "tight"
         # bounding box would draw every figure twice.
-        figure.subplots_adjust(left=0.14, right=0.68, top=0.96,
-                               bottom=0.24 if not lines else 0.16)
+        fig.subplots_adjust(left=0.10, right=0.79,
+                            top=1 - 0.35 / height,
+                            bottom=(0.75 if not lines else 0.5) / height,
+                            hspace=0.55 if not lines else 0.45,
+                            wspace=0.12)
         buffer = io.StringIO()
-        figure.savefig(buffer, format="svg",
-                       metadata={"Date": None, "Creator": None,
-                                 "Format": None, "Type": None})
+        fig.savefig(buffer, format="svg",
+                    metadata={"Date": None, "Creator": None,
+                              "Format": None, "Type": None})
     svg = svgtrim.trim(_METADATA.sub("", _XML_HEAD.sub(
         "", buffer.getvalue(), count=1)))
-    return Plot(svg, len(series), "lines" if lines else "bars")
+    series = sum(len(one) for _, one in drawn)
+    return Plot(svg, series, "lines" if lines else "bars", len(drawn))
+
+
+def _legend_entries(axes):
+    """Each label once, in the order the facets first drew it."""
+    handles, labels = [], []
+    for row in axes:
+        for ax in row:
+            for handle, text in zip(*ax.get_legend_handles_labels()):
+                if text not in labels:
+                    handles.append(handle)
+                    labels.append(text)
+    return handles, labels

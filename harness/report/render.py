@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import jinja2
 
 from gilbench import templates
-from gilbench.report import cells, layout, pivot
+from gilbench.report import cells, findings, intervals, layout, model, pivot
 
 TEMPLATES = os.path.dirname(os.path.abspath(templates.__file__))
 FORMATS = {"rst": "report.rst.j2", "md": "report.md.j2",
@@ -53,11 +53,13 @@ def environment():
 
 @dataclass
 class TextTable:
-    """A table as the text templates draw it: escaped strings only."""
+    """A table as the text templates draw it: escaped strings only; the
+    reasons of its n/a (failed, hung) cells as numbered notes under it."""
     title: str
     note: str
     header: list
     rows: list
+    reasons: list = ()
 
     @property
     def widths(self):
@@ -80,10 +82,34 @@ class TextBlock:
 def as_text(table, escape, title, note):
     """A model.Table's cells (text and flags) as escaped strings, under
     ``title`` and ``note`` (the block decides whether it has its own)."""
+    rows, reasons = layout.numbered(table.rows)
     return TextTable(escape(title), escape(note),
                      [escape(cell.display) for cell in table.header],
                      [[escape(cell.display) for cell in row]
-                      for row in table.rows])
+                      for row in rows], [escape(r) for r in reasons])
+
+
+FINDINGS_TITLE = "Findings"
+FINDINGS_INTRO = ("Each family's questions, answered per interpreter from "
+                  "the tables below. %s ? marks an answer that is not "
+                  "significant." % intervals.NOTE)
+
+
+def findings_as_text(found, escape):
+    """The FindingsTable as one TextTable: family, question, an answer
+    per interpreter (the family named on its first row only)."""
+    rows, family = [], None
+    for finding in found.rows:
+        first = finding.family if finding.family != family else ""
+        family = finding.family
+        rows.append([model.label(first), model.label(finding.question)]
+                    + finding.answers)
+    short, reasons = layout.numbered([[r[0]] + r[1:] for r in rows])
+    header = ["Family", "Question"] + found.interpreters
+    return TextTable("", escape(FINDINGS_INTRO),
+                     [escape(h) for h in header],
+                     [[escape(cell.display) for cell in row]
+                      for row in short], [escape(r) for r in reasons])
 
 
 def block_as_text(block, escape):
@@ -98,18 +124,26 @@ def block_as_text(block, escape):
 def render(results, fmt):
     intro = "Rendered from %d result file(s): %s." % (
         len(results), ", ".join(r.interpreter for r in results))
-    return render_tables(pivot.all_tables(results), fmt, TITLE, [intro])
+    found = findings.findings_table(results, pivot.family_order(results))
+    return render_tables(pivot.all_tables(results), fmt, TITLE, [intro],
+                         found=found)
 
 
-def render_tables(tables, fmt, title, intro, legend=cells.LEGEND):
-    """model.Tables as a page: RST, Markdown, or HTML with plots."""
+def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
+                  found=None):
+    """model.Tables as a page, opening with the findings (a
+    findings.FindingsTable) when there are any: RST, Markdown, or HTML
+    with figures."""
     if fmt == "html":
         from gilbench.report import html  # lazy: matplotlib is slow to import
-        return html.page(environment(), title, intro, tables)
+        return html.page(environment(), title, intro, tables, found=found)
     escape = _ESCAPE[fmt]
     text = environment().get_template(FORMATS[fmt]).render(
         title=escape(title), intro=[escape(line) for line in intro],
         legend=escape(legend),
+        findings_title=FINDINGS_TITLE,
+        findings=(findings_as_text(found, escape) if found and found.rows
+                  else None),
         omitted_heading=escape(layout.OMITTED_HEADING),
         blocks=[block_as_text(block, escape)
                 for block in layout.blocks(tables)])
