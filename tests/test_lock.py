@@ -289,6 +289,8 @@ def test_shared_case_keeps_its_lock_until_closed():
 
 def test_every_table_names_declared_dimensions():
     from gilbench import registry
-    registry._check_tables("gilbench.cases.lock", lock_case.CASES,
-                           lock_case.TABLES)
+    declared = registry._declared("gilbench.cases.lock", lock_case,
+                                  lock_case.CASES)
+    assert declared.tables == lock_case.TABLES
+    assert declared.findings == lock_case.FINDINGS
     assert os.path.basename(lock_case.__file__).startswith("lock.py")
