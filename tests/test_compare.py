@@ -131,6 +131,6 @@ def test_bad_input(tmp_path, sides):
     assert_one_line_usage_error(run_harness("compare", newer, newer))
     assert_one_line_usage_error(
         run_harness("compare", base, base, "--fail-above", "-1"))
-    (tmp_path / "out.html.partial").mkdir()
-    result = run_harness("compare", base, base, "-o", tmp_path / "out.html")
+    # A directory where no file can be made, even as root.
+    result = run_harness("compare", base, base, "-o", "/proc/out.html")
     assert_one_line_usage_error(result)

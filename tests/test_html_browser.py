@@ -164,7 +164,7 @@ def test_report_in_chromium(browser, report):
     results = loader.load_results([str(directory)])
     groups = [g for g in declarations_of(pivot.all_tables(results))
               if plots.facets(g)]
-    expected = [sum(len(series) for _, series in plots.facets(g))
+    expected = [sum(len(f.series) for f in plots.facets(g))
                 for g in groups]
     assert [p["expected"] for p in facts["plots"]] == expected
     assert [p["expectedFacets"] for p in facts["plots"]] == [

@@ -2,6 +2,7 @@
 the declared tables, shaded ratios, several hosts, and hostile input that
 must stay text."""
 import html.parser
+import os
 import re
 import sys
 import time
@@ -26,7 +27,7 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "h4",
     "p",
     "div", "span", "nav", "ul", "li", "a", "section", "table", "thead",
-    "tbody", "tr", "th", "td", "abbr", "figure", "ol",
+    "tbody", "tr", "th", "td", "b", "figure", "ol",
     # matplotlib's SVG
     "svg", "defs", "g", "path", "use", "text", "clippath", "rect", "tspan",
 }
@@ -103,7 +104,7 @@ def declarations_of(tables):
 def test_one_figure_per_declaration_a_facet_per_table(matrix_page):
     results, page = matrix_page
     groups = declarations_of(pivot.all_tables(results))
-    expected = [(sum(len(series) for _, series in plots.facets(group)),
+    expected = [(sum(len(f.series) for f in plots.facets(group)),
                  len(plots.facets(group)))
                 for group in groups if plots.facets(group)]
     drawn = [(int(n), int(f)) for n, f in re.findall(
@@ -138,8 +139,7 @@ def test_log_axis_is_drawn_log(matrix_dir):
     # symlog because 0 is on the axis: 0, 100, 1000 and 10000 are spaced
     # by decades, not by value.
     ticks = [float(x) for x in re.findall(
-        r'<g id="xtick_\d+">.*?<use xlink:href="#\w+" x="([\d.]+)"',
-        drawn.svg, re.S)]
+        r'<g id="xtick_\d+">.*?<text[^>]* x="([\d.]+)"', drawn.svg, re.S)]
     assert len(ticks) == 4
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     assert max(gaps) / min(gaps) < 3
@@ -155,7 +155,7 @@ def test_ratio_cells_are_shaded_with_a_legend(matrix_page):
 
 def test_flags_reasons_runs_and_toc(matrix_page):
     _, page = matrix_page
-    assert '<abbr class="flag" title="noisy' in page
+    assert '<b class="flag noisy">~</b>' in page
     # Reasons are numbered notes under their table.
     assert re.search(r'<td class="na">n/a \[\d\]</td>', page)
     assert re.search(r"<li>\[\d\] n/a: gilbench.extensions._gil_cffi not "
@@ -252,13 +252,12 @@ def test_hostile_names_in_rst_and_markdown(tmp_path):
     assert "\x07" not in render.render(results, "md")
 
 
-def test_unwritable_output_is_one_line(matrix_dir, tmp_path):
-    out = tmp_path / "report.html"
-    (tmp_path / "report.html.partial").mkdir()  # open() fails, even as root
+def test_unwritable_output_is_one_line(matrix_dir):
+    out = "/proc/gilbench-report.html"  # no file can be made, even as root
     result = run_harness("report", matrix_dir, "-o", out)
     assert_one_line_usage_error(result)
     assert "cannot write" in result.stderr
-    assert not out.exists()
+    assert not os.path.exists(out)
 
 
 def test_output_in_a_read_only_directory(matrix_dir, tmp_path):

@@ -36,12 +36,10 @@ SHADE_LEGEND = ("Ratio, speedup and change cells are shaded by their "
                 "ratio or a compare change red is worse; for a speedup "
                 "it is better).")
 SHADED_KINDS = ("ratio", "speedup")
-FLAG_TITLES = {cells.NOISY_MARK: "noisy: relative std dev above 5%",
-               cells.OVERSUBSCRIBED_MARK: "oversubscribed: more threads or "
-               "processes than usable CPUs",
-               cells.NOT_SIGNIFICANT_MARK: "not significant: the interval "
-               "reaches 1, the runner-up is within reach, or there are too "
-               "few values to tell"}
+# A class per flag, not a tooltip each: a page has thousands of flags,
+# and the legend at its top says what each means.
+FLAG_CLASSES = {cells.NOISY_MARK: "noisy", cells.OVERSUBSCRIBED_MARK: "over",
+                cells.NOT_SIGNIFICANT_MARK: "ns"}
 # Below this many figures, starting worker processes costs more than it
 # saves.
 PARALLEL_FROM = 8
@@ -50,7 +48,7 @@ PARALLEL_FROM = 8
 @dataclass
 class HtmlCell:
     text: str
-    flags: list = field(default_factory=list)  # (mark, title)
+    flags: list = field(default_factory=list)  # (mark, css class)
     css: str = ""
     link: str = ""  # an anchor on the page
 
@@ -107,7 +105,7 @@ def html_cell(cell, shaded):
     if shaded and isinstance(cell.value, (int, float)):
         css = shade(cell.value)
     return HtmlCell(one_line(cell.text),
-                    [(mark, FLAG_TITLES.get(mark, "")) for mark in cell.flags],
+                    [(mark, FLAG_CLASSES.get(mark, "")) for mark in cell.flags],
                     css)
 
 

@@ -1,13 +1,14 @@
 """Figures of declared tables, drawn as inline SVG with matplotlib.
 
 One figure per table declaration (one question), from its tables'
-structured cells (never their text): a facet per table (per ``per``
-combination) on a shared y axis, and in each a line per column value
-(usually the interpreter, the same colour in every facet) against a
-numeric rows axis (threads, processes, work size), or grouped bars
-against a categorical one (an executor method).  Error bars are the
-cells' spread; a ratio gets the break-even line at 1, a speedup over its
-rows axis the ideal line.
+structured cells (never their text): small multiples (facets) on a shared
+y axis, one per combination of the declaration's ``per`` values (and its
+columns, where those are not the interpreters), and in each a line per
+interpreter -- the same colour in every facet -- against a numeric rows
+axis (threads, processes, work size), or grouped bars against a
+categorical one (an executor method).  Error bars are the cells' spread;
+a ratio gets the break-even line at 1, a speedup over its rows axis the
+ideal line.
 
 Each series is an SVG group whose id is ``<figure>-f<k>-series-<i>``
 (bars: ``...-series-<i>-<bar>``), so a test can count what was drawn.
@@ -16,9 +17,10 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 import numbers
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gilbench.report import cells, pivot, svgtrim
 from gilbench.report.render import one_line
@@ -26,6 +28,8 @@ from gilbench.report.render import one_line
 _XML_HEAD = re.compile(r"\A.*?(?=<svg)", re.S)
 _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
 FIGURE_WIDTH = 8.0  # inches; the page scales the SVG to its width
+TITLE_WIDTH = 36  # characters of a facet title per line (three facets
+# side by side)
 
 
 @dataclass
@@ -40,8 +44,26 @@ class Plot:
 @dataclass
 class Series:
     label: str
-    points: list  # (row index, row value, value, spread or None)
+    points: list  # (row value, value, spread or None)
     colour: object = None
+
+
+@dataclass
+class Facet:
+    """One small multiple: series (interpreters, where the declaration
+    has them as columns or per values) against the rows dimension."""
+    title: str
+    declaration: dict
+    row_dim: str
+    axes: dict
+    row_values: list = field(default_factory=list)
+    series: list = field(default_factory=list)
+
+    def add(self, series):
+        for point in series.points:
+            if point[0] not in self.row_values:
+                self.row_values.append(point[0])
+        self.series.append(series)
 
 
 def _is_number(value):
@@ -53,17 +75,22 @@ def _text(value):
     return one_line(str(value)).replace("$", r"\$")
 
 
+def _column_points(table, j):
+    points = []
+    for i, row in enumerate(table.row_values):
+        cell = table.rows[i][j + 1]
+        if (not cell.missing and _is_number(cell.value)
+                and math.isfinite(cell.value)):
+            spread = cell.spread if _is_number(cell.spread) else None
+            points.append((row, cell.value, spread))
+    return points
+
+
 def series_of(table):
     """One Series per column holding at least one number."""
     found = []
-    for j, column in enumerate(table.column_values):
-        points = []
-        for i, row in enumerate(table.row_values):
-            cell = table.rows[i][j + 1]
-            if (not cell.missing and _is_number(cell.value)
-                    and math.isfinite(cell.value)):
-                spread = cell.spread if _is_number(cell.spread) else None
-                points.append((i, row, cell.value, spread))
+    for j in range(len(table.column_values)):
+        points = _column_points(table, j)
         if points:
             found.append(Series(table.header[j + 1].text, points))
     return found
@@ -73,13 +100,59 @@ def plottable(table):
     return table.declaration is not None and bool(series_of(table))
 
 
-def _numeric_rows(table):
-    return (table.row_dim != pivot.INTERPRETER and table.row_values
-            and all(_is_number(v) for v in table.row_values))
+def _own_title(table, extra=None):
+    """The per values that tell this facet from its siblings (the
+    interpreter is a series, never a facet)."""
+    shown = {d: v for d, v in table.per.items()
+             if d not in table.common and d != pivot.INTERPRETER}
+    shown.update(extra or {})
+    return pivot.equals_list(shown)
 
 
-def _y_label(table):
-    spec = table.declaration["cell"]
+def facets(tables):
+    """The Facets of one declaration's tables.  Interpreters are always
+    the series: a table with the interpreters as columns is one facet; a
+    table of one interpreter (``interpreter`` among its per values)
+    gives a series to a facet per column value, shared with the other
+    interpreters' tables."""
+    found = {}
+    for table in tables:
+        if table.declaration is None:
+            continue
+        if pivot.INTERPRETER not in table.per:
+            facet = Facet(_own_title(table), table.declaration,
+                          table.row_dim, table.axes)
+            for one in series_of(table):
+                facet.add(one)
+            found[id(table)] = facet
+            continue
+        rest = tuple((d, v) for d, v in table.per.items()
+                     if d != pivot.INTERPRETER)
+        for j, column in enumerate(table.column_values):
+            points = _column_points(table, j)
+            if not points:
+                continue
+            key = (rest, column)
+            if key not in found:
+                found[key] = Facet(
+                    _own_title(table, {table.column_dim: column}),
+                    table.declaration, table.row_dim, table.axes)
+            found[key].add(Series(str(table.per[pivot.INTERPRETER]),
+                                  points))
+    result = [facet for facet in found.values() if facet.series]
+    for facet in result:
+        if all(_is_number(v) for v in facet.row_values):
+            facet.row_values.sort()
+    return result
+
+
+def _numeric_rows(facet):
+    return (facet.row_dim != pivot.INTERPRETER and facet.row_values
+            and all(_is_number(v) for v in facet.row_values))
+
+
+def _y_label(facet):
+    spec = facet.declaration["cell"]
     kind = spec["kind"]
     if kind == "value":
         return "time per operation" if spec["per_op"] else "time per loop"
@@ -112,20 +185,17 @@ def _wide_range(values):
             and max(positive) / min(positive) > 50)
 
 
-def _draw_lines(ax, table, series, gid):
-    for n, one in enumerate(series):
-        xs = [p[1] for p in one.points]
-        ys = [p[2] for p in one.points]
-        errs = [p[3] or 0.0 for p in one.points]
-        drawn = ax.errorbar(xs, ys, yerr=errs if any(errs) else None,
-                            marker="o", markersize=3, capsize=2,
-                            linewidth=1.2, label=_text(one.label),
-                            color=one.colour)
-        drawn.lines[0].set_gid("%s-series-%d" % (gid, n))
-        for k, part in enumerate(drawn.lines[2]):
-            part.set_gid("%s-errors-%d-%d" % (gid, n, k))
-    x_axis = table.axes.get(table.row_dim, {})
-    xs = table.row_values
+def _draw_lines(ax, facet, gid):
+    for n, one in enumerate(facet.series):
+        xs = [p[0] for p in one.points]
+        ys = [p[1] for p in one.points]
+        errs = [p[2] or 0.0 for p in one.points]
+        line, = ax.plot(xs, ys, marker="o", markersize=3, linewidth=1.2,
+                        label=_text(one.label), color=one.colour)
+        line.set_gid("%s-series-%d" % (gid, n))
+        _error_bars(ax, xs, ys, errs, one.colour, "%s-errors-%d" % (gid, n))
+    x_axis = facet.axes.get(facet.row_dim, {})
+    xs = facet.row_values
     if x_axis.get("log") and len(xs) > 1:
         if min(xs) > 0:
             ax.set_xscale("log")
@@ -134,21 +204,34 @@ def _draw_lines(ax, table, series, gid):
     ax.set_xticks(xs)
     ax.set_xticklabels([_text(x) for x in xs])
     ax.minorticks_off()
-    _reference(ax, table)
+    _reference(ax, facet)
 
 
-def _reference(ax, table):
+def _error_bars(ax, xs, ys, errs, colour, gid):
+    """One standard deviation around each point, all of a series' bars
+    in one line broken by NaNs: one SVG path, not one per bar."""
+    if not any(errs):
+        return
+    bar_xs, bar_ys = [], []
+    for x, y, err in zip(xs, ys, errs):
+        bar_xs += [x, x, math.nan]
+        bar_ys += [y - err, y + err, math.nan]
+    line, = ax.plot(bar_xs, bar_ys, color=colour, linewidth=0.8)
+    line.set_gid(gid)
+
+
+def _reference(ax, facet):
     """Break-even at 1 for a ratio; the ideal speedup (x / baseline along
     its own axis) for a speedup, else 1."""
-    spec = table.declaration["cell"]
+    spec = facet.declaration["cell"]
     if spec["kind"] == "ratio":
         line = ax.axhline(1.0, color="0.5", linestyle="--", linewidth=1,
                           label="1 (break-even)")
         line.set_gid("%s-reference" % ax.get_gid())
     elif spec["kind"] == "speedup":
-        xs = table.row_values
-        if (table.row_dim == spec["over"] and _is_number(spec["baseline"])
-                and spec["baseline"] > 0 and _numeric_rows(table)):
+        xs = facet.row_values
+        if (facet.row_dim == spec["over"] and _is_number(spec["baseline"])
+                and spec["baseline"] > 0 and _numeric_rows(facet)):
             line, = ax.plot(xs, [x / spec["baseline"] for x in xs],
                             color="0.5", linestyle=":", linewidth=1.2,
                             label="ideal (x %s/%s)" % (spec["over"],
@@ -159,33 +242,34 @@ def _reference(ax, table):
         line.set_gid("%s-reference" % ax.get_gid())
 
 
-def _draw_bars(ax, table, series, gid):
-    count = len(table.row_values)
+def _draw_bars(ax, facet, gid, bottom):
+    """Grouped bars from ``bottom``: each series' bars are one thick line
+    broken by NaNs, so a series is one SVG path however many bars."""
+    count = len(facet.row_values)
+    series = facet.series
     width = 0.8 / len(series)
+    ax.set_xlim(-0.5, count - 0.5)
+    points_per_unit = (ax.get_position().width * FIGURE_WIDTH * 72
+                       / count)
     for n, one in enumerate(series):
         offset = (n - (len(series) - 1) / 2) * width
-        xs = [p[0] + offset for p in one.points]
-        ys = [p[2] for p in one.points]
-        errs = [p[3] or 0.0 for p in one.points]
-        bars = ax.bar(xs, ys, width=width * 0.95, label=_text(one.label),
-                      yerr=errs if any(errs) else None, capsize=1.5,
-                      ecolor="0.25", color=one.colour)
-        for k, patch in enumerate(bars.patches):
-            patch.set_gid("%s-series-%d-%d" % (gid, n, k))
-        if bars.errorbar is not None:
-            for k, part in enumerate(bars.errorbar.lines[2]):
-                part.set_gid("%s-errors-%d-%d" % (gid, n, k))
+        xs = [facet.row_values.index(p[0]) + offset for p in one.points]
+        ys = [p[1] for p in one.points]
+        errs = [p[2] or 0.0 for p in one.points]
+        bar_xs, bar_ys = [], []
+        for x, y in zip(xs, ys):
+            bar_xs += [x, x, math.nan]
+            bar_ys += [bottom, y, math.nan]
+        line, = ax.plot(bar_xs, bar_ys, color=one.colour,
+                        linewidth=width * 0.9 * points_per_unit,
+                        solid_capstyle="butt", label=_text(one.label))
+        line.set_gid("%s-series-%d" % (gid, n))
+        _error_bars(ax, xs, ys, errs, "0.25", "%s-errors-%d" % (gid, n))
     ax.set_xticks(range(count))
-    ax.set_xticklabels([_text(v) for v in table.row_values],
+    ax.set_xticklabels([_text(v) for v in facet.row_values],
                        rotation=30 if count > 2 else 0,
                        ha="right" if count > 2 else "center")
-    _reference(ax, table)
-
-
-def facets(tables):
-    """The tables of one declaration that hold a number, each a facet."""
-    return [(t, series_of(t)) for t in tables
-            if t.declaration is not None and series_of(t)]
+    _reference(ax, facet)
 
 
 def _grid(count):
@@ -193,28 +277,21 @@ def _grid(count):
     return -(-count // columns), columns
 
 
-def _facet_title(table):
-    """What tells this facet from its siblings: the table's own title
-    without the declaration's."""
-    prefix = table.declaration["title"] + ": "
-    return table.title[len(prefix):] if table.title.startswith(prefix) \
-        else ""
-
-
 def _colours(drawn):
     """One colour per series label across every facet."""
     from matplotlib import colormaps
     labels = []
-    for _, series in drawn:
-        labels += [one.label for one in series if one.label not in labels]
+    for facet in drawn:
+        labels += [one.label for one in facet.series
+                   if one.label not in labels]
     palette = (colormaps["tab10"].colors if len(labels) <= 10
                else colormaps["tab20"].colors)
     return {label: palette[i % len(palette)]
             for i, label in enumerate(labels)}
 
 
-def _shared_y(ax, kind, values):
-    if kind in ("value", "throughput") and _wide_range(values):
+def _shared_y(ax, kind, values, log):
+    if log:
         ax.set_yscale("log")
     elif min(values) >= 0:
         ax.set_ylim(bottom=0)
@@ -235,53 +312,67 @@ def figure(tables, gid):
     drawn = facets(tables)
     if not drawn:
         return None
-    first = drawn[0][0]
+    first = drawn[0]
     kind = first.declaration["cell"]["kind"]
     rows, columns = _grid(len(drawn))
     colours = _colours(drawn)
-    lines = all(_numeric_rows(t) for t, _ in drawn)
-    same_x = len({tuple(t.row_values) for t, _ in drawn}) == 1
+    lines = all(_numeric_rows(f) for f in drawn)
+    same_x = len({tuple(f.row_values) for f in drawn}) == 1
+    values = [p[1] for facet in drawn for one in facet.series
+              for p in one.points]
+    log = kind in ("value", "throughput") and _wide_range(values)
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": gid,
                      "font.family": "sans-serif", "font.size": 8}):
-        height = 0.6 + rows * (2.3 if columns > 1 else 2.8)
+        height = 0.6 + rows * (2.2 if columns > 1 else 2.8)
         fig = Figure(figsize=(FIGURE_WIDTH, height))
         axes = fig.subplots(rows, columns, sharey=True,
                             sharex=same_x and lines, squeeze=False)
-        for k, (table, series) in enumerate(drawn):
+        # Fixed margins (room for the legend on the right), set before
+        # drawing so that bars know their width: a "tight" bounding box
+        # would draw every figure twice.
+        fig.subplots_adjust(left=0.10, right=0.79,
+                            top=1 - 0.35 / height,
+                            bottom=(0.75 if not lines else 0.5) / height,
+                            hspace=0.75 if not lines else 0.6,
+                            wspace=0.12)
+        bottom = min(values) / 2 if log else 0.0
+        for k, facet in enumerate(drawn):
             ax = axes[k // columns][k % columns]
             ax.set_gid("%s-f%d" % (gid, k))
-            for one in series:
+            for one in facet.series:
                 one.colour = colours[one.label]
-            (_draw_lines if lines else _draw_bars)(ax, table, series,
-                                                   ax.get_gid())
-            ax.set_title(_text(_facet_title(table)), fontsize=8)
-            ax.grid(True, color="0.9", linewidth=0.8)
+            if lines:
+                _draw_lines(ax, facet, ax.get_gid())
+            else:
+                _draw_bars(ax, facet, ax.get_gid(), bottom)
+            ax.set_title("\n".join(_text(line) for line in textwrap.wrap(
+                facet.title, TITLE_WIDTH)), fontsize=7.5)
+            # Horizontal lines only: a vertical one per tick in every
+            # facet is as many elements again, for little reading.
+            ax.grid(True, axis="y", color="0.9", linewidth=0.8)
             ax.set_axisbelow(True)
         for k in range(len(drawn), rows * columns):
             axes[k // columns][k % columns].set_visible(False)
-        values = [p[2] for _, series in drawn for one in series
-                  for p in one.points]
-        _shared_y(axes[0][0], kind, values)
+        _shared_y(axes[0][0], kind, values, log)
+        for row in axes:
+            for ax in row:
+                # Labels without tick marks, and no log minor ticks: each
+                # mark is an SVG element, dozens per facet.
+                ax.minorticks_off()
+                ax.tick_params(left=False, bottom=False)
         fig.supxlabel(_text(pivot.dimension_label(first.row_dim,
                                                   first.axes)), fontsize=9)
         fig.supylabel(_text(_y_label(first)), fontsize=9)
         handles, labels = _legend_entries(axes)
         fig.legend(handles, labels, loc="upper left",
                    bbox_to_anchor=(0.80, 0.98), frameon=False, fontsize=8)
-        # Fixed margins (room for the legend on the right): a "tight"
-        # bounding box would draw every figure twice.
-        fig.subplots_adjust(left=0.10, right=0.79,
-                            top=1 - 0.35 / height,
-                            bottom=(0.75 if not lines else 0.5) / height,
-                            hspace=0.55 if not lines else 0.45,
-                            wspace=0.12)
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg",
                     metadata={"Date": None, "Creator": None,
                               "Format": None, "Type": None})
     svg = svgtrim.trim(_METADATA.sub("", _XML_HEAD.sub(
-        "", buffer.getvalue(), count=1)))
-    series = sum(len(one) for _, one in drawn)
+        "", buffer.getvalue(), count=1)), prefix=gid + "-s")
+    series = sum(len(facet.series) for facet in drawn)
     return Plot(svg, series, "lines" if lines else "bars", len(drawn))
 
 

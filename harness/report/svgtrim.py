@@ -6,8 +6,13 @@ fallback list on every text.  A plot is 504 x 230 pt scaled to at most
 50rem, so a hundredth of a point is far below a pixel; on the page's
 hundreds of plots the rest is most of its bytes.  Only what cannot
 change the drawing is touched: numbers in coordinate attributes, the
-whitespace between elements and inside path data, a rotation by 0, and
-the font list, moved to the <svg> element, where its texts inherit it.
+whitespace between elements and inside path data, a rotation by 0, the
+font list, moved to the <svg> element, where its texts inherit it, the
+ids matplotlib numbers its elements with (``line2d_12``) and the bare
+groups they leave around one element, and a style
+attribute repeated on many elements, which becomes a class of a <style>
+in the figure (prefixed, as a page holds many figures and their styles
+share one document).
 
 Why not scour (the SVG optimiser on PyPI): on a typical plot here it
 saved 5% more bytes but took 35 ms instead of 2.5 ms, which is 10 s more
@@ -31,6 +36,16 @@ _BETWEEN_ELEMENTS = re.compile(r">\s+<")
 _TEXT_STYLE = re.compile(r'(<text\b[^>]*?\sstyle=")([^"]*)(")')
 _SVG_START = re.compile(r"<svg\b")
 _SVG_TAG = re.compile(r"<svg\b[^>]*>")
+# Numbered ids no link or test refers to (series, facets and ticks keep
+# theirs).
+_AUTOMATIC_ID = re.compile(
+    r'\sid="(?:line2d|patch|text|figure|legend|LineCollection|'
+    r'PolyCollection|BarContainer|matplotlib\.axis)_\d+"')
+_STYLE = re.compile(r'\sstyle="([^"]*)"')
+# A group without attributes around one empty element draws nothing of
+# its own (left behind by the ids taken out above).
+_BARE_GROUP = re.compile(r"<g>(<(?:path|use|rect)\b[^<>]*/>)</g>")
+_DEFS_START = re.compile(r"<defs>")
 
 
 def _rounded(match):
@@ -80,11 +95,37 @@ def _hoist_font_family(svg):
     return _SVG_START.sub('<svg style="%s"' % family, svg, count=1)
 
 
-def trim(svg):
-    """``svg`` (one <svg> element from matplotlib), smaller."""
+def _classes(svg, prefix):
+    """Style attributes used more than once become classes ``<prefix>N``
+    of one <style> in the figure's first <defs>."""
+    counts = {}
+    for match in _STYLE.finditer(svg):
+        counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+    shared = [style for style, n in counts.items() if n > 1]
+    if not shared or not _DEFS_START.search(svg):
+        return svg
+    names = {style: "%s%d" % (prefix, i) for i, style in enumerate(shared)}
+
+    def as_class(match):
+        name = names.get(match.group(1))
+        return ' class="%s"' % name if name else match.group()
+
+    svg = _STYLE.sub(as_class, svg)
+    rules = "".join(".%s{%s}" % (names[style], style) for style in shared)
+    return _DEFS_START.sub("<defs><style>%s</style>" % rules, svg, count=1)
+
+
+def trim(svg, prefix=None):
+    """``svg`` (one <svg> element from matplotlib), smaller; ``prefix``
+    (unique on the page) names its style classes, none without it."""
     svg = _NO_ROTATION.sub("", svg)
     svg = _COORDINATES.sub(_round_numbers, svg)
     svg = _TRANSFORM.sub(_round_moves, svg)
     svg = _PATH_DATA.sub(_tight_path, svg)
     svg = _BETWEEN_ELEMENTS.sub("><", svg)
-    return _hoist_font_family(svg)
+    svg = _AUTOMATIC_ID.sub("", svg)
+    previous = None
+    while previous != svg:  # nested bare groups, innermost first
+        previous, svg = svg, _BARE_GROUP.sub(r"\1", svg)
+    svg = _hoist_font_family(svg)
+    return _classes(svg, prefix) if prefix else svg
