@@ -40,7 +40,10 @@ A benchmark that produced no value is listed in the file's
 common to all benchmarks): a JSON list of ``{"name", "reason",
 "metadata"}`` where ``reason`` starts with ``n/a:``, ``failed:`` or
 ``hung:`` and ``metadata`` holds the same benchmark-level keys as above,
-so the report places the reason in the right cell without parsing names.
+so the report places the reason in the right cell without parsing names
+-- less the family's ``gilbench_tables``, ``gilbench_findings`` and
+``gilbench_order`` where a benchmark with values or an earlier entry of
+the family carries them.
 
 Nothing ever parses a benchmark name; names are for people (see
 ``gilbench.registry``).

@@ -3,9 +3,11 @@
 The output is written to a temporary file beside the target and renamed
 over it, so an interrupted or failed run never leaves a half-written or
 emptied result.  Benchmarks that could not produce a value are listed, with
-the reason and their full metadata, in the ``gilbench_missing`` metadata of
+the reason and their metadata, in the ``gilbench_missing`` metadata of
 every benchmark (pyperf hoists it to the file's common metadata, so it is
-stored once), so the report can say "n/a" in the right cell.
+stored once), so the report can say "n/a" in the right cell; a family's
+declarations are left out of an entry where a benchmark with values, or
+an earlier entry, carries them.
 """
 import json
 import os
@@ -16,7 +18,10 @@ import pyperf
 
 from gilbench import gilguard
 from gilbench.errors import UsageError
-from gilbench.resultformat import MISSING_KEY
+from gilbench.resultformat import (FINDINGS_KEY, MISSING_KEY, ORDER_KEY,
+                                   TABLES_KEY)
+
+DECLARATION_KEYS = (TABLES_KEY, FINDINGS_KEY, ORDER_KEY)
 
 
 def default_output():
@@ -60,6 +65,27 @@ def merge_journal(benchmarks, book, entries, output):
     return merge(files, missing, output), missing
 
 
+def declared_once(benchmarks, missing):
+    """The ``missing`` entries without their family's declarations
+    (tables, findings, order) where a measured benchmark or an earlier
+    entry of the family already carries them: a file's report reads the
+    first it finds, and these keys were most of a file's bytes."""
+    carried = set(bench.get_metadata().get("family")
+                  for bench in benchmarks
+                  if DECLARATION_KEYS[0] in bench.get_metadata())
+    trimmed = []
+    for entry in missing:
+        family = entry["metadata"].get("family")
+        if family in carried:
+            metadata = dict((k, v) for k, v in entry["metadata"].items()
+                            if k not in DECLARATION_KEYS)
+            entry = dict(entry, metadata=metadata)
+        elif any(k in entry["metadata"] for k in DECLARATION_KEYS):
+            carried.add(family)
+        trimmed.append(entry)
+    return trimmed
+
+
 def merge(bench_files, missing, output):
     """Write one suite from ``bench_files`` plus the ``missing`` entries;
     return how many benchmarks have values.
@@ -72,6 +98,7 @@ def merge(bench_files, missing, output):
     if not benchmarks:
         return 0
     if missing:
+        missing = declared_once(benchmarks, missing)
         encoded = json.dumps(missing, sort_keys=True)
         for bench in benchmarks:
             bench.update_metadata({MISSING_KEY: encoded})

@@ -6,7 +6,8 @@ import sys
 import pytest
 
 from helpers import (assert_one_line_usage_error, benchmark_metadata, dims,
-                     gil, gil_tables, run_metadata, write_result)
+                     gil, gil_tables, missing_entry, run_metadata,
+                     write_result)
 
 if sys.version_info < (3, 9):
     pytest.skip("the report side needs Python >= 3.9",
@@ -211,3 +212,34 @@ def test_cli_refuses_other_formats_in_one_line(harness, tmp_path, which):
     result = harness("report", path)
     assert_one_line_usage_error(result)
     assert "format %s" % (1 if which == "old" else 99) in result.stderr
+
+
+def test_declarations_are_kept_once_among_the_missing(tmp_path):
+    """A family's tables and findings stay on a measured benchmark (or the
+    first missing entry of an all-n/a family), and every table still
+    renders from the merged file."""
+    from gilbench import results
+    from gilbench.resultformat import FINDINGS_KEY, MISSING_KEY, TABLES_KEY
+    extra = {FINDINGS_KEY: json.dumps([{"question": "q?", "at": {},
+                                        "cell": {"kind": "value",
+                                                 "per_op": False}}])}
+    measured = write_result(tmp_path / "m", "one.json", "3.11.7",
+                            [(gil("trivial", "gil", "cython", 1),
+                              [1e-6, 1e-6])], extra=extra)
+    entries = [missing_entry(gil("trivial", "nogil", "cython", 1), "n/a: x",
+                             extra=extra),
+               missing_entry(dims("other", "c", "v", "b", threads=1),
+                             "n/a: y", tables=gil_tables(), extra=extra),
+               missing_entry(dims("other", "c", "v", "b", threads=2),
+                             "n/a: y", tables=gil_tables(), extra=extra)]
+    output = str(tmp_path / "merged.json")
+    assert results.merge([str(measured)], entries, output) == 1
+    suite = pyperf.BenchmarkSuite.load(output)
+    kept = json.loads(suite.get_benchmarks()[0].get_metadata()[MISSING_KEY])
+    carrying = [(e["metadata"]["family"], TABLES_KEY in e["metadata"],
+                 FINDINGS_KEY in e["metadata"]) for e in kept]
+    assert carrying == [("gil", False, False), ("other", True, True),
+                        ("other", False, False)]
+    loaded = loader.load_result(output)
+    assert set(loaded.tables) == {"gil", "other"}
+    assert set(loaded.findings) == {"gil", "other"}

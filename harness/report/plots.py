@@ -321,8 +321,11 @@ def figure(tables, gid):
     values = [p[1] for facet in drawn for one in facet.series
               for p in one.points]
     log = kind in ("value", "throughput") and _wide_range(values)
+    # A fixed title height: placing it above the axis's ticks would measure
+    # every facet's tick labels again (a fifth of the drawing time).
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": gid,
-                     "font.family": "sans-serif", "font.size": 8}):
+                     "font.family": "sans-serif", "font.size": 8,
+                     "axes.titley": 1.0, "axes.titlepad": 4}):
         height = 0.6 + rows * (2.2 if columns > 1 else 2.8)
         fig = Figure(figsize=(FIGURE_WIDTH, height))
         axes = fig.subplots(rows, columns, sharey=True,
