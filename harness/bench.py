@@ -134,8 +134,9 @@ class TimeFunction(object):
         pinning.set_current(pin)
         prepared = bench.spec.prepare(dict(bench.params))
         self.timer = drivers.make_timer(
-            bench, prepared, pin, (args.module, bench.spec.base_name,
-                                   list(bench.params.items())))
+            bench, prepared, pin, registry.Respawn(
+                args.module, bench.spec.base_name,
+                list(bench.params.items())))
         atexit.register(self.close)
         reason = gilguard.reenabled_reason()
         if reason:

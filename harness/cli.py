@@ -5,13 +5,13 @@ code 2 by :func:`main`.
 """
 from __future__ import print_function
 
-import argparse
 import errno
 import os
 import signal
 import sys
 
-from gilbench.errors import UsageError, exit_with_usage_error
+from gilbench.errors import (OneLineErrorParser, UsageError,
+                             exit_with_usage_error)
 
 COMMANDS = ("run", "list", "report", "compare")
 USAGE = """usage: gilbench COMMAND [options]
@@ -25,11 +25,6 @@ commands:
           significant (Python >= 3.9)
 
 gilbench COMMAND --help shows a command's options."""
-
-
-class OneLineErrorParser(argparse.ArgumentParser):
-    def error(self, message):
-        raise UsageError(message)
 
 
 def _add_selection_options(parser):

@@ -69,11 +69,12 @@ class Timer(object):
             close()
 
 
-def make_timer(bench, prepared, pin, spawn_source):
+def make_timer(bench, prepared, pin, respawn):
     """Bind what ``bench.spec.prepare()`` returned to its driver.
 
-    ``pin``: a :class:`gilbench.pinning.Pinning` or None; ``spawn_source``:
-    (case modules, case name, params) for workers that must be spawned.
+    ``pin``: a :class:`gilbench.pinning.Pinning` or None; ``respawn``: a
+    picklable callable that makes the work again, for workers that must
+    be spawned (:class:`gilbench.registry.Respawn`).
     """
     from gilbench import fanout, metrics, procs
     driver = bench.spec.driver
@@ -90,7 +91,7 @@ def make_timer(bench, prepared, pin, spawn_source):
         return Timer(measure, closers)
     if driver == PROCESSES:
         team = procs.ProcessTeam(prepared, bench.params["processes"], pin,
-                                 spawn_source,
+                                 respawn,
                                  keep_returns=after_value is not None)
 
         def measure_team(loops):

@@ -1,6 +1,7 @@
 """Bad input becomes one line on stderr and exit code 2, never a traceback."""
 from __future__ import print_function
 
+import argparse
 import sys
 
 EXIT_USAGE = 2
@@ -13,3 +14,10 @@ class UsageError(Exception):
 def exit_with_usage_error(error):
     print("gilbench: error: %s" % (error,), file=sys.stderr)
     sys.exit(EXIT_USAGE)
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """An argparse parser whose errors are UsageErrors: one line, exit 2."""
+
+    def error(self, message):
+        raise UsageError(message)

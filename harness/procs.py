@@ -83,20 +83,6 @@ def _last_line():
     return lines[-1] if lines else "unknown error"
 
 
-class _SpawnedWork(object):
-    """Picklable: re-creates the work in a spawned worker."""
-
-    def __init__(self, module_names, base_name, params):
-        self.module_names = module_names
-        self.base_name = base_name
-        self.params = params
-
-    def __call__(self):
-        from gilbench import registry
-        spec, _ = registry.find_spec(self.module_names, self.base_name)
-        return spec.prepare(dict(self.params))
-
-
 def _context():
     method = os.environ.get("GILBENCH_START_METHOD")
     if not hasattr(multiprocessing, "get_context"):  # Python 2.7: fork
@@ -110,7 +96,7 @@ def _context():
 class ProcessTeam(object):
     """N parked worker processes; :meth:`run` times one value."""
 
-    def __init__(self, work, count, pin=None, spawn_source=None,
+    def __init__(self, work, count, pin=None, respawn=None,
                  keep_returns=False):
         context, self.start_method = _context()
         # Keep what prepare() built alive in this process: multiprocessing
@@ -122,7 +108,9 @@ class ProcessTeam(object):
         self.go = context.Event()
         self.conns, self.processes = [], []
         forked = self.start_method == "fork"
-        factory = None if forked else _SpawnedWork(*spawn_source)
+        # A spawned worker shares nothing with this process: it makes its
+        # work again with ``respawn``, a picklable callable.
+        factory = None if forked else respawn
         try:
             for index in range(count):
                 parent_end, child_end = context.Pipe()

@@ -409,6 +409,20 @@ def decode_params(spec, text):
                        for axis in spec.axes)
 
 
+class Respawn(object):
+    """Picklable: makes a case's work again in a spawned worker process
+    (the processes driver's ``respawn``)."""
+
+    def __init__(self, module_names, base_name, params):
+        self.module_names = module_names
+        self.base_name = base_name
+        self.params = params
+
+    def __call__(self):
+        spec, _ = find_spec(self.module_names, self.base_name)
+        return spec.prepare(dict(self.params))
+
+
 def find_spec(module_names, base_name):
     for spec, declared in load_specs(module_names):
         if spec.base_name == base_name:

@@ -199,10 +199,8 @@ def test_report_gilbench_file_missing_dimensions_is_a_usage_error(
 
 
 def test_report_output_is_a_directory(harness, tmp_path):
-    """BUG: harness/report/cli.py write_atomically (line 33-40) checks the
-    output's directory but not the output itself: ``-o DIR`` writes
-    DIR.partial, then os.replace raises IsADirectoryError (traceback,
-    exit 1) and leaves DIR.partial behind."""
+    """``-o DIR`` is one line and exit 2, and leaves nothing behind (it
+    once wrote DIR.partial, then failed in os.replace with a traceback)."""
     good = write_result(tmp_path / "in", "py39.json", "3.9.18")
     target = tmp_path / "out_dir"
     target.mkdir()

@@ -10,7 +10,7 @@ if sys.version_info < (3, 9):
     pytest.skip("the report side needs Python >= 3.9",
                 allow_module_level=True)
 
-from gilbench.report.cli import write_atomically  # noqa: E402
+from gilbench.report.output import write_atomically  # noqa: E402
 
 
 def _write(args):

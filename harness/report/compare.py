@@ -12,8 +12,9 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from gilbench.errors import UsageError
+from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.report import cells, intervals, kinds, loader, render
+from gilbench.report.output import add_output_options, emit, output_format
 from gilbench.report.lookup import key
 from gilbench.report.model import INTERPRETER, Cell, Table, label
 
@@ -250,8 +251,6 @@ def render_comparison(comparison, fmt):
 
 
 def _parser():
-    from gilbench.cli import OneLineErrorParser
-    from gilbench.report.cli import FORMAT_HELP
     parser = OneLineErrorParser(
         prog="gilbench compare",
         description="Compare two sets of result JSON (format 2): each "
@@ -261,10 +260,7 @@ def _parser():
                         help="result JSON file or directory (before)")
     parser.add_argument("changed", metavar="CHANGED",
                         help="result JSON file or directory (after)")
-    parser.add_argument("--format", choices=sorted(render.FORMATS),
-                        help=FORMAT_HELP)
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write here (atomically) instead of stdout")
+    add_output_options(parser)
     parser.add_argument("--fail-above", type=float, metavar="PCT",
                         help="exit 1 when a significant slowdown exceeds "
                         "PCT percent")
@@ -272,7 +268,6 @@ def _parser():
 
 
 def main(argv):
-    from gilbench.report.cli import emit, output_format
     args = _parser().parse_args(argv)
     if args.fail_above is not None and not args.fail_above >= 0:
         raise UsageError("--fail-above must be 0 or more (a percentage)")

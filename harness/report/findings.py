@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gilbench.report import cells, kinds, pivot
+from gilbench.report import cells, intervals, kinds, pivot
 from gilbench.report.lookup import Lookup
 from gilbench.report.model import INTERPRETER
+
+TITLE = "Findings"
+INTRO = ("Each family's questions, answered per interpreter from the "
+         "tables below. %s ? marks an answer that is not significant."
+         % intervals.NOTE)
 
 
 @dataclass

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from gilbench.report import cells, layout, plots
+from gilbench.report import cells, findings, layout, plots
 from gilbench.report.model import label
-from gilbench.report.render import FINDINGS_INTRO, FINDINGS_TITLE, one_line
+from gilbench.report.text import one_line
 
 # Ratio and speedup cells: shade by distance from 1, on a log scale.
 SHADES = (
@@ -215,8 +215,8 @@ def findings_table(found, page_sections):
         cells_[0].link = anchors.get((one_line(finding.family),
                                       one_line(finding.evidence)), "")
         rows.append(("finding", cells_))
-    return HtmlTable(anchor="findings", title=FINDINGS_TITLE,
-                     note=one_line(FINDINGS_INTRO),
+    return HtmlTable(anchor="findings", title=findings.TITLE,
+                     note=one_line(findings.INTRO),
                      header=["Question"] + [one_line(i)
                                             for i in found.interpreters],
                      rows=rows, reasons=reasons)

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from gilbench.report import cells, pivot, svgtrim
-from gilbench.report.render import one_line
+from gilbench.report.text import one_line
 
 _XML_HEAD = re.compile(r"\A.*?(?=<svg)", re.S)
 _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)

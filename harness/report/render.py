@@ -11,19 +11,13 @@ import jinja2
 
 from gilbench import templates
 from gilbench.report import cells, findings, intervals, layout, model, pivot
+from gilbench.report.text import one_line
 
 TEMPLATES = os.path.dirname(os.path.abspath(templates.__file__))
 FORMATS = {"rst": "report.rst.j2", "md": "report.md.j2",
            "html": "report.html.j2"}
 TITLE = "gilbench results"
 _RST_SPECIAL = re.compile(r"([\\*`|_])")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def one_line(text):
-    """Tabs, newlines and other control characters (e.g. from a failure
-    reason taken from stderr) would break a table row: make them spaces."""
-    return _CONTROL.sub(" ", text)
 
 
 def rst_text(text):
@@ -89,12 +83,6 @@ def as_text(table, escape, title, note):
                       for row in rows], [escape(r) for r in reasons])
 
 
-FINDINGS_TITLE = "Findings"
-FINDINGS_INTRO = ("Each family's questions, answered per interpreter from "
-                  "the tables below. %s ? marks an answer that is not "
-                  "significant." % intervals.NOTE)
-
-
 def findings_as_text(found, escape):
     """The FindingsTable as one TextTable: family, question, an answer
     per interpreter (the family named on its first row only)."""
@@ -106,7 +94,7 @@ def findings_as_text(found, escape):
                     + finding.answers)
     short, reasons = layout.numbered([[r[0]] + r[1:] for r in rows])
     header = ["Family", "Question"] + found.interpreters
-    return TextTable("", escape(FINDINGS_INTRO),
+    return TextTable("", escape(findings.INTRO),
                      [escape(h) for h in header],
                      [[escape(cell.display) for cell in row]
                       for row in short], [escape(r) for r in reasons])
@@ -141,7 +129,7 @@ def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
     text = environment().get_template(FORMATS[fmt]).render(
         title=escape(title), intro=[escape(line) for line in intro],
         legend=escape(legend),
-        findings_title=FINDINGS_TITLE,
+        findings_title=findings.TITLE,
         findings=(findings_as_text(found, escape) if found and found.rows
                   else None),
         omitted_heading=escape(layout.OMITTED_HEADING),
