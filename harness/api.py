@@ -17,13 +17,15 @@ from gilbench.record import record
 from gilbench.registry import CaseSpec, Unavailable
 from gilbench.workerindex import worker_index
 from gilbench.findings import finding
-from gilbench.tables import (HIGHEST, LOWEST, best, crossover, ratio,
-                             recorded, speedup, table, throughput, value)
+from gilbench.tables import (CEILING, HIGHEST, IDEAL, LOWEST, best,
+                             crossover, efficiency, ratio, recorded, scaling,
+                             speedup, table, throughput, value)
 
 __all__ = [
     "Axis", "CaseSpec", "Unavailable", "record", "pinning", "TreeCpuClock",
     "worker_index", "die_with_parent",
     "THREADS", "PROCESSES", "CUSTOM", "counts", "threads", "processes",
     "table", "value", "ratio", "speedup", "throughput", "crossover",
-    "recorded", "best", "LOWEST", "HIGHEST", "finding",
+    "recorded", "best", "LOWEST", "HIGHEST", "finding", "efficiency",
+    "scaling", "IDEAL", "CEILING",
 ]

@@ -56,5 +56,10 @@ TABLES_KEY = "gilbench_tables"
 FINDINGS_KEY = "gilbench_findings"
 ORDER_KEY = "gilbench_order"
 DEFAULT_ORDER = 100  # a family that declares no ORDER
+# The built-in family whose perfectly parallel C loop is this machine's
+# ceiling, read by every efficiency cell "against the ceiling" and drawn
+# in every scaling figure: its case, and its variant per driver.
+CEILING_FAMILY = "ceiling"
+CEILING_CASE = "spin"
 MISSING_KEY = "gilbench_missing"
 NAME_PARTS = ("family", "case", "variant", "backend")

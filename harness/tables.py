@@ -20,7 +20,8 @@ from gilbench.errors import UsageError
 
 INTERPRETER = "interpreter"
 CELL_KINDS = ("value", "ratio", "speedup", "throughput", "crossover",
-              "recorded", "best")
+              "recorded", "best", "efficiency", "scaling")
+IDEAL, CEILING = "ideal", "ceiling"
 LOWEST, HIGHEST = "lowest", "highest"
 
 
@@ -97,6 +98,27 @@ def best(over, of=None, pick=LOWEST, among=None):
             "among": list(among or [])}
 
 
+def efficiency(over, baseline=1, scaled=True, against=IDEAL):
+    """A speedup over the count axis ``over`` (as :func:`speedup`) read
+    against what N workers could give: against ``"ideal"``, speedup /
+    (N / baseline); against ``"ceiling"``, speedup / this machine's
+    ceiling speedup at the same N (the ``ceiling`` family's perfectly
+    parallel C loop, same interpreter and driver).  1.0 is perfect."""
+    if against not in (IDEAL, CEILING):
+        raise UsageError("efficiency(over=%r): against is %r or %r"
+                         % (over, IDEAL, CEILING))
+    return {"kind": "efficiency", "over": over, "baseline": baseline,
+            "scaled": bool(scaled), "against": against}
+
+
+def scaling(over, baseline=1, scaled=True):
+    """The Universal Scalability Law fitted to the speedups over the count
+    axis ``over``: speedup(N) = N / (1 + s(N-1) + k N(N-1)), with s the
+    contention and k the coherence cost, and the N where it peaks."""
+    return {"kind": "scaling", "over": over, "baseline": baseline,
+            "scaled": bool(scaled)}
+
+
 def cell_dimensions(cell):
     """The dimensions a cell names itself (its over and along)."""
     return [cell[k] for k in ("over", "along") if k in cell]
@@ -119,11 +141,12 @@ def table(title, rows, columns=INTERPRETER, per=(), where=None, cell=None,
     if cell.get("kind") not in CELL_KINDS:
         raise UsageError("table %r: cell must be one of %s"
                          % (title, ", ".join(CELL_KINDS)))
-    # A speedup's ``over`` may be the rows or columns themselves (threads
-    # down the side, each row against the 1-thread one); a ratio's or a
-    # crossover's dimensions are consumed by the cell.
+    # A speedup's (or efficiency's) ``over`` may be the rows or columns
+    # themselves (threads down the side, each row against the 1-thread
+    # one); a ratio's or a crossover's dimensions are consumed by the cell.
     consumed = [cell[k] for k in ("over", "along")
-                if k in cell and cell["kind"] != "speedup"]
+                if k in cell and cell["kind"] not in ("speedup",
+                                                      "efficiency")]
     named = [rows, columns] + list(per) + consumed
     if len(set(named)) != len(named):
         raise UsageError("table %r names a dimension twice (rows, columns, "

@@ -223,7 +223,7 @@ def test_the_built_in_families_declare_the_seed_questions():
     for family, declared in found:
         per_family[family] = declared.findings
     assert sum(len(f) for f in per_family.values()) >= 15
-    assert set(per_family) == {"gil", "lock", "executor", "grwl", "service"}
+    assert set(per_family) >= {"gil", "lock", "executor", "grwl", "service"}
     assert all(per_family.values())
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gilbench.report import cells, intervals, kinds, pivot
+from gilbench.report import cells, intervals, kindmap, pivot
 from gilbench.report.lookup import Lookup
 from gilbench.report.model import INTERPRETER
 
@@ -67,9 +67,11 @@ def point(kind, at, records):
     return dims, None
 
 
-def answer(declaration, axes, records, interpreter):
-    """One finding's Cell for one result file's records of its family."""
-    kind = kinds.make({"cell": declaration["cell"], "note": ""}, axes)
+def answer(declaration, axes, records, interpreter, ceiling=None):
+    """One finding's Cell for one result file's records of its family
+    (``ceiling``: a Lookup of the ceiling family's records)."""
+    kind = kindmap.make({"cell": declaration["cell"], "note": ""}, axes,
+                        ceiling)
     dims, reason = point(kind, declaration["at"], records)
     if dims is None:
         return cells.missing(reason)
@@ -118,12 +120,14 @@ def findings_table(results, families):
     """The FindingsTable of ``results``, families in ``families`` order."""
     table = FindingsTable([r.interpreter for r in results])
     found = declared(results)
+    ceiling = pivot.ceiling_lookup(results)
     for family in [f for f in families if f in found]:
         findings, tables, axes = found[family]
         per_file = [[r for r in result.records
                      if r.dims["family"] == family] for result in results]
         for declaration in findings:
-            answers = [answer(declaration, axes, records, result.interpreter)
+            answers = [answer(declaration, axes, records, result.interpreter,
+                              ceiling)
                        if records else cells.missing(cells.NOT_RUN)
                        for records, result in zip(per_file, results)]
             table.rows.append(Finding(

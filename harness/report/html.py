@@ -146,17 +146,20 @@ def html_block(block, number, drawn=None):
 
 
 def _figure(job):
-    tables, gid = job
-    return plots.figure(tables, gid)
+    tables, gid, ceiling = job
+    return plots.figure(tables, gid, ceiling)
 
 
 def figures(blocks):
     """One plots.Plot (or None) per block, drawn in worker processes when
     there are many: matplotlib is single-threaded and each figure takes
     tens of milliseconds."""
-    jobs = [([t for _, t in block.tables], "d%d-plot" % number)
+    ceiling = plots.ceiling_curves([t for block in blocks
+                                    for _, t in block.tables])
+    jobs = [([t for _, t in block.tables], "d%d-plot" % number, ceiling)
             for number, block in enumerate(blocks, 1)]
-    wanted = [k for k, (tables, _) in enumerate(jobs) if plots.facets(tables)]
+    wanted = [k for k, (tables, _, _) in enumerate(jobs)
+              if plots.facets(tables)]
     drawn = [None] * len(jobs)
     workers = min(len(os.sched_getaffinity(0)), len(wanted))
     if len(wanted) < PARALLEL_FROM or workers < 2:

@@ -29,6 +29,8 @@ CELL_KEYS = {
     "crossover": ("over", "numerator", "denominator", "fallback", "along",
                   "unit"),
     "best": ("over", "of", "pick", "among"),
+    "efficiency": ("over", "baseline", "scaled", "against"),
+    "scaling": ("over", "baseline", "scaled"),
 }
 
 
@@ -97,10 +99,11 @@ class Value:
     """The mean, per loop or (``per_op``) per operation."""
     consumed = ()
 
-    def __init__(self, declaration, axes):
+    def __init__(self, declaration, axes, ceiling=None):
         self.declaration = declaration
         self.spec = declaration["cell"]
         self.axes = axes
+        self.ceiling = ceiling  # a Lookup of the ceiling family, or None
 
     def anchors(self, records):
         """The records that give a table its rows and columns."""
@@ -583,9 +586,3 @@ def crossing(points):
 KINDS = {"value": Value, "ratio": Ratio, "speedup": Speedup,
          "throughput": Throughput, "crossover": Crossover,
          "recorded": Recorded, "best": Best}
-
-
-def make(declaration, axes):
-    """The kind object for a (checked) declaration; ``axes`` describes the
-    family's axes ({name: {"unit", "log"}})."""
-    return KINDS[declaration["cell"]["kind"]](declaration, axes)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numbers
 
 from gilbench import resultformat as fmt
-from gilbench.report import kinds, listings
+from gilbench.report import kindmap, listings
 from gilbench.report.lookup import Lookup
 from gilbench.report.model import INTERPRETER, Table, label
 from gilbench.tables import named_dimensions
@@ -120,7 +120,7 @@ def _text(value):
 
 def declared_tables(results, family, declaration, axes):
     """One Table per combination of the ``per`` values (maybe none)."""
-    kind = kinds.make(declaration, axes)
+    kind = kindmap.make(declaration, axes, ceiling_lookup(results))
     records = [r for result in results for r in result.records
                if r.dims["family"] == family]
     if lacking_dimensions(declaration, records):
@@ -158,6 +158,13 @@ def declared_tables(results, family, declaration, axes):
             row_dim=rows_dim, column_dim=columns_dim, row_values=row_values,
             column_values=column_values, axes=axes))
     return tables
+
+
+def ceiling_lookup(results):
+    """A Lookup of the ceiling family's records, or None without them."""
+    records = [r for result in results for r in result.records
+               if r.dims["family"] == fmt.CEILING_FAMILY]
+    return Lookup(records) if records else None
 
 
 def family_axes(results, family):

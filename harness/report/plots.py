@@ -18,11 +18,15 @@ from __future__ import annotations
 import io
 import math
 import textwrap
+
+import numpy
 import numbers
 import re
 from dataclasses import dataclass, field
 
-from gilbench.report import cells, pivot, svgtrim
+from gilbench import resultformat as fmt
+from gilbench.report import cells, pivot, scalability, svgtrim
+from gilbench.report.model import COUNT_AXES
 from gilbench.report.text import one_line
 
 _XML_HEAD = re.compile(r"\A.*?(?=<svg)", re.S)
@@ -185,7 +189,53 @@ def _wide_range(values):
             and max(positive) / min(positive) > 50)
 
 
-def _draw_lines(ax, facet, gid):
+def over_counts(facet):
+    """Whether the facet is a speedup along its own count axis (threads
+    or processes), where the ceiling and the scalability fit apply."""
+    spec = facet.declaration["cell"]
+    return (spec["kind"] == "speedup" and spec.get("scaled")
+            and facet.row_dim == spec["over"]
+            and facet.row_dim in COUNT_AXES and spec["baseline"] == 1)
+
+
+def _ceiling_line(ax, facet, ceiling):
+    """This machine's ceiling along the facet's count axis: the median
+    over interpreters of the ceiling family's speedup at each count."""
+    curve = (ceiling or {}).get(facet.row_dim)
+    if not curve or not over_counts(facet):
+        return
+    xs = sorted(n for n in curve if n in facet.row_values)
+    if len(xs) < 2:
+        return
+    line, = ax.plot(xs, [curve[x] for x in xs], color="black",
+                    linestyle="--", linewidth=1.2,
+                    label="this machine's ceiling")
+    line.set_gid("%s-ceiling" % ax.get_gid())
+
+
+def _fitted_curves(ax, facet):
+    """Each series' scalability-law fit, as a thin curve in its colour."""
+    if not over_counts(facet):
+        return
+    drawn = False
+    for n, one in enumerate(facet.series):
+        points = [(p[0], p[1], None) for p in one.points]
+        if scalability.not_fitted(points, None):
+            continue
+        fit = scalability.fit(points)
+        grid = numpy.linspace(1, max(p[0] for p in points), 40)
+        line, = ax.plot(grid, fit.speedup(grid), color=one.colour,
+                        linestyle=":", linewidth=0.9, label="_nolegend_")
+        line.set_gid("%s-fit-%d" % (ax.get_gid(), n))
+        drawn = True
+    if drawn:  # one legend entry for every series' fit
+        ax.plot([], [], color="0.4", linestyle=":", linewidth=0.9,
+                label="scalability-law fit")
+
+
+def _draw_lines(ax, facet, gid, ceiling=None):
+    _ceiling_line(ax, facet, ceiling)
+    _fitted_curves(ax, facet)
     for n, one in enumerate(facet.series):
         xs = [p[0] for p in one.points]
         ys = [p[1] for p in one.points]
@@ -227,6 +277,10 @@ def _reference(ax, facet):
     if spec["kind"] == "ratio":
         line = ax.axhline(1.0, color="0.5", linestyle="--", linewidth=1,
                           label="1 (break-even)")
+        line.set_gid("%s-reference" % ax.get_gid())
+    elif spec["kind"] == "efficiency":
+        line = ax.axhline(1.0, color="0.5", linestyle=":", linewidth=1,
+                          label="1 (perfect)")
         line.set_gid("%s-reference" % ax.get_gid())
     elif spec["kind"] == "speedup":
         xs = facet.row_values
@@ -300,7 +354,26 @@ def _shared_y(ax, kind, values, log):
         ax.yaxis.set_major_formatter(formatter)
 
 
-def figure(tables, gid):
+def ceiling_curves(tables):
+    """{count axis: {count: median speedup over interpreters}} from the
+    ceiling family's speedup tables among ``tables`` (none: {})."""
+    found = {}
+    for table in tables:
+        if table.family != fmt.CEILING_FAMILY or table.declaration is None:
+            continue
+        for facet in facets([table]):
+            if not over_counts(facet):
+                continue
+            by_count = {}
+            for one in facet.series:
+                for count, value, _ in one.points:
+                    by_count.setdefault(count, []).append(value)
+            found[facet.row_dim] = {count: float(numpy.median(values))
+                                    for count, values in by_count.items()}
+    return found
+
+
+def figure(tables, gid, ceiling=None):
     """One Plot for the tables of one declaration: a facet (small
     multiple) per table that holds a number, on shared y axes, the same
     colour for a series (an interpreter) in every facet; None when no
@@ -345,7 +418,7 @@ def figure(tables, gid):
             for one in facet.series:
                 one.colour = colours[one.label]
             if lines:
-                _draw_lines(ax, facet, ax.get_gid())
+                _draw_lines(ax, facet, ax.get_gid(), ceiling)
             else:
                 _draw_bars(ax, facet, ax.get_gid(), bottom)
             ax.set_title("\n".join(_text(line) for line in textwrap.wrap(

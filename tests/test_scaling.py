@@ -1,0 +1,128 @@
+"""Scaling against the machine (report side, Python >= 3.9): the
+scalability-law fit, efficiency against the ideal and against the
+ceiling family, as table cells and findings."""
+import sys
+
+import pytest
+
+from helpers import dims, plain, write_result
+
+if sys.version_info < (3, 9):
+    pytest.skip("the report side needs Python >= 3.9",
+                allow_module_level=True)
+
+import json  # noqa: E402
+
+from gilbench.findings import finding  # noqa: E402
+from gilbench.report import findings, loader, pivot, scalability  # noqa: E402
+from gilbench.resultformat import FINDINGS_KEY  # noqa: E402
+from gilbench.tables import efficiency, scaling, table  # noqa: E402
+
+
+def usl_times(s, k, counts, one=1e-6, noise=0.0):
+    """Per-loop times of a threads case whose speedup follows the law
+    (each loop: one call per thread), with +-noise spread in 6 values."""
+    out = {}
+    for n in counts:
+        mean = one * n / scalability.usl(n, s, k)
+        out[n] = [mean * (1 + noise * (2 * i / 5.0 - 1)) for i in range(6)]
+    return out
+
+
+def test_a_synthetic_curve_is_fitted_back():
+    counts = [1, 2, 3, 4, 6, 8, 12, 16]
+    points = [(n, float(scalability.usl(n, 0.05, 0.002)), None)
+              for n in counts]
+    fit = scalability.fit(points)
+    assert fit.s == pytest.approx(0.05, abs=1e-4)
+    assert fit.k == pytest.approx(0.002, abs=1e-5)
+    assert fit.peak == pytest.approx(((1 - 0.05) / 0.002) ** 0.5, rel=1e-2)
+    assert fit.s_interval[0] <= 0.05 <= fit.s_interval[1]
+
+
+def test_a_noisy_curve_is_fitted_within_its_interval():
+    import numpy
+    generator = numpy.random.default_rng(1)
+    counts = [1, 2, 3, 4, 5, 6, 8]
+    points = [(n, float(scalability.usl(n, 0.1, 0.01))
+               * (1 + generator.normal(0, 0.01)), None) for n in counts]
+    fit = scalability.fit(points)
+    assert fit.s_interval[0] < 0.1 < fit.s_interval[1]
+    assert fit.k_interval[0] < 0.01 < fit.k_interval[1]
+    assert fit.peak_interval[0] < fit.peak < fit.peak_interval[1]
+
+
+def test_two_points_or_only_oversubscribed_counts_are_not_fitted():
+    two = [(1, 1.0, None), (2, 1.9, None)]
+    assert scalability.not_fitted(two, 2) == (
+        "n/a: 2 count(s) measured, a fit needs 3")
+    beyond = [(1, 1.0, None), (3, 1.9, None), (4, 1.9, None)]
+    assert "exceeds the 2 usable CPUs" in scalability.not_fitted(beyond, 2)
+    assert scalability.not_fitted(beyond, 4) is None
+
+
+def work(n, variant="threads", family="syn", **more):
+    return dims(family, "spin", variant, "cython", threads=n, **more)
+
+
+def write(tmp_path, declarations, table_declarations, times, ceiling=None,
+          cpus=8):
+    benchmarks = [(work(n), values) for n, values in times.items()]
+    for n, values in (ceiling or {}).items():
+        benchmarks.append((work(n, family="ceiling"), values))
+    write_result(tmp_path, "py311.json", "3.11.7", benchmarks,
+                 tables=table_declarations, cpus_usable=cpus,
+                 extra={FINDINGS_KEY: json.dumps(declarations)})
+    return loader.load_results([str(tmp_path)])
+
+
+def test_the_fit_as_a_table_cell_and_a_finding(tmp_path):
+    times = usl_times(0.08, 0.004, [1, 2, 3, 4, 5, 6])
+    decl = scaling(over="threads")
+    results = write(tmp_path, [finding("fit?", decl)],
+                    [table("fit", rows="variant", cell=decl)], times)
+    (shown,) = pivot.all_tables(results)[:-3]
+    text = shown.rows[0][1].text
+    assert text.startswith("s=0.0800 [") and "k=0.00400 [" in text, text
+    assert "peak 15.2" in text  # sqrt((1 - 0.08) / 0.004)
+    (row,) = findings.findings_table(results, ["syn"]).rows
+    assert row.answers[0].text == text
+
+
+def test_efficiency_against_the_ideal(tmp_path):
+    times = usl_times(0.25, 0.0, [1, 2, 4], noise=0.01)
+    decl = efficiency(over="threads")
+    results = write(tmp_path, [], [table("eff", rows="threads", cell=decl)],
+                    times)
+    (shown,) = pivot.all_tables(results)[:-3]
+    cells_ = [row[1] for row in shown.rows]
+    # speedup(2) = 2 / 1.25 = 1.6: efficiency 0.8; speedup(4) = 4/1.75
+    assert cells_[0].display == "1.00 (1.00x of 1x)"
+    assert plain(cells_[1].text) == "0.80 (1.60x of 2x)"
+    assert cells_[2].value == pytest.approx(1 / 1.75, rel=1e-3)
+    assert cells_[1].significant is True
+    assert cells_[1].interval[0] < 0.8 < cells_[1].interval[1]
+
+
+def test_efficiency_against_this_machines_ceiling(tmp_path):
+    times = usl_times(0.25, 0.0, [1, 2], noise=0.01)
+    ceiling = usl_times(0.05, 0.0, [1, 2], noise=0.01)  # 1.905x at 2
+    decl = efficiency(over="threads", against="ceiling")
+    results = write(tmp_path, [finding("vs ceiling, 2 threads?", decl,
+                                       at={"threads": 2})],
+                    [table("eff", rows="threads", cell=decl)], times,
+                    ceiling=ceiling)
+    found = findings.findings_table(results, ["syn"]).rows[0].answers[0]
+    assert found.value == pytest.approx(1.6 / (2 / 1.05), rel=1e-3)
+    assert plain(found.text) == "0.84"
+    tables = [t for t in pivot.all_tables(results) if t.family == "syn"]
+    assert plain(tables[0].rows[1][1].text) == "0.84 (1.60x of 1.90x)"
+
+
+def test_efficiency_without_ceiling_results_says_so(tmp_path):
+    times = usl_times(0.25, 0.0, [1, 2])
+    decl = efficiency(over="threads", against="ceiling")
+    results = write(tmp_path, [finding("q?", decl, at={"threads": 2})], [],
+                    times)
+    found = findings.findings_table(results, ["syn"]).rows[0].answers[0]
+    assert found.missing and "run the ceiling family" in found.text
