@@ -44,8 +44,8 @@ import sys
 import threading
 
 from gilbench.api import (CUSTOM, HIGHEST, Axis, CaseSpec, TreeCpuClock,
-                          Unavailable, best, counts, finding, record,
-                          recorded, speedup, table, value)
+                          Unavailable, best, counts, efficiency, finding,
+                          record, recorded, speedup, table, value)
 
 try:
     from time import perf_counter
@@ -612,5 +612,10 @@ FINDINGS = [
     finding("Subinterpreter pool speedup over serial for nbody, 4 workers, "
             "warm?", speedup(over="method", baseline="serial"),
             at=dict(_point("nbody", "warm"), method="interp"),
+            evidence="Warm speedup over serial, nbody"),
+    finding("A fork process pool's efficiency at 4 workers, nbody, warm "
+            "(its 1-worker time / its 4-worker time / 4)?",
+            efficiency(over="workers", scaled=False),
+            at=dict(_point("nbody", "warm"), method="process-fork"),
             evidence="Warm speedup over serial, nbody"),
 ]

@@ -18,13 +18,17 @@ releasing the GIL costs a trivial Cython call at 1 and at 2 threads (its
 nogil/gil table), what a mutex adds (its lock-vs-trivial factor), and
 what a GIL-releasing call costs through cffi rather than Cython (on PyPy
 Cython goes through cpyext).  The break-even work size is the lock
-family's.
+family's.  Scaling: the GIL-released and GIL-held trivial calls' efficiency
+at 2 threads against this machine's ceiling (the ceiling family) and
+their scalability-law fits -- on a free-threaded build the GIL-held row
+shows what reference-count contention leaves of parallelism.
 """
 import importlib
 import threading
 from itertools import repeat
 
-from gilbench.api import CaseSpec, Unavailable, finding, ratio, table
+from gilbench.api import (CEILING, CaseSpec, Unavailable, efficiency,
+                          finding, ratio, scaling, speedup, table)
 
 FAMILY = "gil"
 ORDER = 10  # first on the page: the question this project began with
@@ -114,9 +118,32 @@ TABLES = [
           "the GIL-held Cython call"),
     table("lock/trivial factor", rows="threads", per=["variant", "backend"],
           cell=ratio(over="case", numerator="lock", denominator="trivial")),
+    table("Scaling over threads", rows="threads",
+          per=["case", "variant", "backend"],
+          cell=speedup(over="threads", baseline=1, scaled=True),
+          note="Calls per second at N threads over 1 thread's; the dashed "
+          "line is this machine's ceiling, dotted lines the fits."),
+    table("Efficiency against this machine's ceiling", rows="threads",
+          per=["case", "variant", "backend"],
+          cell=efficiency(over="threads", against=CEILING)),
+    table("Scalability-law fit over threads", rows="variant",
+          per=["case", "backend"], cell=scaling(over="threads")),
 ]
 
 _SLOWDOWN = ratio(over="variant", numerator="nogil", denominator="gil")
+
+
+def _scaling_findings(variant, question):
+    """Efficiency against the ceiling at 2 threads, then the fit."""
+    point = {"case": "trivial", "variant": variant, "backend": "cython"}
+    return [
+        finding(question, efficiency(over="threads", against=CEILING),
+                at=dict(point, threads=2)),
+        finding("... its scalability-law fit over threads (s, k, peak)?",
+                scaling(over="threads"), at=point),
+    ]
+
+
 FINDINGS = [
     finding("Releasing the GIL around a trivial Cython call: how much "
             "slower, 1 thread (nogil/gil)?", _SLOWDOWN,
@@ -134,4 +161,9 @@ FINDINGS = [
             ratio(over="backend", numerator="cffi", denominator="cython"),
             at={"case": "trivial", "variant": "nogil", "threads": 1},
             evidence="nogil/gil slowdown"),
-]
+] + _scaling_findings(
+    "nogil", "A GIL-released trivial Cython call at 2 threads: efficiency "
+    "against this machine's ceiling?") + _scaling_findings(
+    "gil", "A GIL-held trivial Cython call at 2 threads: efficiency against "
+    "the ceiling (on a free-threaded build: what reference-count "
+    "contention leaves)?")

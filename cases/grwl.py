@@ -38,8 +38,8 @@ import importlib
 import threading
 
 from gilbench.api import (Axis, CaseSpec, Unavailable, crossover, finding,
-                          ratio, record, recorded, speedup, table, threads,
-                          throughput, worker_index)
+                          ratio, record, recorded, scaling, speedup, table,
+                          threads, throughput, worker_index)
 
 try:
     from time import perf_counter
@@ -314,4 +314,8 @@ FINDINGS = [
                       denominator="gil", fallback={"write_frac": 0.0},
                       rises=True),
             at=dict(_CORE, threads=2), evidence="grwl / gil"),
+    finding("The GRWL without writes: scalability-law fit over threads "
+            "(s, k, peak)?", scaling(over="threads"),
+            at=dict(_CORE, variant="grwl", write_frac=0.0),
+            evidence="GRWL core throughput"),
 ]

@@ -41,7 +41,8 @@ from itertools import repeat
 
 from gilbench.api import (PROCESSES, Axis, CaseSpec, Unavailable, best,
                           crossover, finding, processes, ratio, record,
-                          recorded, table, threads, value, worker_index)
+                          recorded, scaling, table, threads, value,
+                          worker_index)
 
 try:
     seq_range = xrange  # noqa: F821 -- Python 2.7: no list of `loops` ints
@@ -363,4 +364,8 @@ FINDINGS = [
             ratio(over="processes", numerator=2, denominator=1),
             at={"case": "shared", "kind": "pshared"},
             evidence="Cross-process lock"),
+    finding("A contended pthread mutex, GIL released: scalability-law fit "
+            "over threads (s, k, peak)?", scaling(over="threads"),
+            at={"case": "contended", "variant": "nogil", "backend": "cython",
+                "kind": "mutex"}, evidence="lock/trivial factor"),
 ]

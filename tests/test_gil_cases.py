@@ -113,8 +113,11 @@ def test_metadata(suite):
         assert meta.get("unit") == "second"
         assert "gilbench_missing" not in meta
         tables = json.loads(meta["gilbench_tables"])
-        assert [t["title"] for t in tables] == ["nogil/gil slowdown",
-                                                "lock/trivial factor"]
+        assert [t["title"] for t in tables] == [
+            "nogil/gil slowdown", "lock/trivial factor",
+            "Scaling over threads",
+            "Efficiency against this machine's ceiling",
+            "Scalability-law fit over threads"]
 
 
 def test_every_run_records_cpu_utilisation(suite):

@@ -126,3 +126,28 @@ def test_efficiency_without_ceiling_results_says_so(tmp_path):
                     times)
     found = findings.findings_table(results, ["syn"]).rows[0].answers[0]
     assert found.missing and "run the ceiling family" in found.text
+
+
+# -- compare's scaling gate --------------------------------------------------
+
+def test_a_slower_two_thread_copy_fails_the_gate_an_aa_copy_passes(
+        tmp_path):
+    from helpers import run_harness
+    times = usl_times(0.1, 0.0, [1, 2], noise=0.02)
+    decl = [table("fit", rows="variant", cell=scaling(over="threads"))]
+    for side, factor in (("base", 1.0), ("slow", 1.3), ("same", 1.0)):
+        benchmarks = [(work(n), [v * (factor if n == 2 else 1.0)
+                                 for v in values])
+                      for n, values in times.items()]
+        write_result(tmp_path / side, "py311.json", "3.11.7", benchmarks,
+                     tables=decl, cpus_usable=8)
+    failed = run_harness("compare", tmp_path / "base", tmp_path / "slow",
+                         "--fail-efficiency-drop", "10")
+    assert failed.code == 1, failed
+    (line,) = failed.stderr.strip().splitlines()
+    assert "significant efficiency drop" in line and "N=2" in line
+    assert "-23." in line  # 1/1.3 - 1
+    passed = run_harness("compare", tmp_path / "base", tmp_path / "same",
+                         "--fail-efficiency-drop", "10")
+    assert passed.code == 0, passed
+    assert "Scaling: CPython 3.11" in passed.stdout

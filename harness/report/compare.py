@@ -10,10 +10,11 @@ is pyperf's too.  Nothing here computes a statistic itself.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gilbench.errors import OneLineErrorParser, UsageError
-from gilbench.report import cells, intervals, kinds, loader, render
+from gilbench.report import (cells, compare_scaling, intervals, kinds,
+                             loader, render)
 from gilbench.report.output import add_output_options, emit, output_format
 from gilbench.report.lookup import key
 from gilbench.report.model import INTERPRETER, Cell, Table, label
@@ -210,16 +211,22 @@ class Comparison:
     tables: list
     changes: list
     intro: list
+    scaling: list = field(default_factory=list)  # ScalingChanges
 
 
 def compare(base_paths, changed_paths):
     base = loader.load_results(base_paths)
     changed = loader.load_results(changed_paths)
     pairs = pair_files(base, changed)
-    tables, summary, every = [], [], []
+    tables, summary, every, scaling = [], [], [], []
     for base_file, changed_file in pairs:
         found = changes(base_file, changed_file)
         every += found
+        curves = compare_scaling.changes(base_file, changed_file)
+        if curves:
+            scaling += curves
+            tables.append(compare_scaling.table(
+                curves, _pair_label(base_file, changed_file)))
         families = sorted({c.family for c in found})
         for family in families:
             of_family = [c for c in found if c.family == family]
@@ -237,7 +244,8 @@ def compare(base_paths, changed_paths):
     if unpaired:
         intro.append("Without a partner (not compared): %s."
                      % ", ".join(unpaired))
-    return Comparison([summary_table(summary)] + tables, every, intro)
+    return Comparison([summary_table(summary)] + tables, every, intro,
+                      scaling)
 
 
 def slowdowns_above(comparison, percent):
@@ -264,18 +272,28 @@ def _parser():
     parser.add_argument("--fail-above", type=float, metavar="PCT",
                         help="exit 1 when a significant slowdown exceeds "
                         "PCT percent")
+    parser.add_argument("--fail-efficiency-drop", type=float, metavar="PCT",
+                        help="exit 1 when a scaling curve's efficiency at "
+                        "its largest common count drops by more than PCT "
+                        "percent and the drop is significant")
     return parser
 
 
 def main(argv):
     args = _parser().parse_args(argv)
-    if args.fail_above is not None and not args.fail_above >= 0:
-        raise UsageError("--fail-above must be 0 or more (a percentage)")
+    for option in ("fail_above", "fail_efficiency_drop"):
+        value = getattr(args, option)
+        if value is not None and not value >= 0:
+            raise UsageError("--%s must be 0 or more (a percentage)"
+                             % option.replace("_", "-"))
     fmt = output_format(args)
     comparison = compare([args.base], [args.changed])
     emit(render_comparison(comparison, fmt), fmt, args.output)
+    status = 0
+    if args.fail_efficiency_drop is not None:
+        status = _gate_scaling(comparison, args.fail_efficiency_drop)
     if args.fail_above is None:
-        return 0
+        return status
     worse = slowdowns_above(comparison, args.fail_above)
     if worse:
         worse.sort(key=lambda c: -c.norm)
@@ -285,4 +303,19 @@ def main(argv):
         print("gilbench: %d significant slowdown(s) above %g%%: %s%s"
               % (len(worse), args.fail_above, named, more), file=sys.stderr)
         return 1
-    return 0
+    return status
+
+
+def _gate_scaling(comparison, percent):
+    """1 (and one line naming the worst) when efficiency dropped."""
+    worse = compare_scaling.drops_above(comparison.scaling, percent)
+    if not worse:
+        return 0
+    worse.sort(key=lambda c: c.percent)
+    named = ", ".join("%s: %s at N=%s %+.1f%%" % (
+        c.family, c.curve, cells.significant(c.count), c.percent)
+        for c in worse[:3])
+    more = " and %d more" % (len(worse) - 3) if len(worse) > 3 else ""
+    print("gilbench: %d significant efficiency drop(s) above %g%%: %s%s"
+          % (len(worse), percent, named, more), file=sys.stderr)
+    return 1

@@ -40,14 +40,10 @@ class FindingsTable:
         return len(self.rows)
 
 
-def _matches(record, at):
-    return all(record.dims.get(k) == v for k, v in at.items())
-
-
 def point(kind, at, records):
     """The dimensions at which to compute the cell: ``at`` completed with
     every dimension its benchmarks agree on; or a reason."""
-    anchors = [r for r in kind.anchors(records) if _matches(r, at)]
+    anchors = [r for r in kind.anchors(records) if pivot.matches(r, at)]
     if not anchors:
         return None, cells.NOT_RUN
     dims, ambiguous = dict(at), []

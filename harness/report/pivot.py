@@ -50,7 +50,7 @@ def split_dimensions(declaration, kind, records):
     return per
 
 
-def _matches(record, where):
+def matches(record, where):
     """``where`` maps a dimension to a value, or to a list of values any
     of which will do."""
     return all(record.dims.get(k) in v if isinstance(v, list)
@@ -129,7 +129,7 @@ def declared_tables(results, family, declaration, axes):
     # the cells, not what they are computed from.
     lookup = Lookup(records)
     anchors = [r for r in kind.anchors(records)
-               if _matches(r, declaration["where"])]
+               if matches(r, declaration["where"])]
     interpreters = [result.interpreter for result in results]
     per = split_dimensions(declaration, kind, anchors)
     rows_dim, columns_dim = declaration["rows"], declaration["columns"]

@@ -1,0 +1,152 @@
+"""``compare``'s scaling check: for every scalability-law declaration of a
+family, did the change make scaling worse?
+
+Each declaration's curves (one per combination of the other dimensions)
+are paired across the two files.  At the largest count both measured,
+efficiency is speedup / N = the 1-worker time / the N-worker time (x N /
+N for work that grows with N): the change is changed efficiency / base
+efficiency - 1, with a bootstrap interval over the four benchmarks'
+values (gilbench.report.intervals), and a drop is significant when that
+interval lies below 0%.  The fitted s and k of both sides are shown with
+it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gilbench.report import cells, intervals, kindmap, pivot, scalability
+from gilbench.report.lookup import Lookup
+from gilbench.report.model import INTERPRETER, Cell, Table, label
+from gilbench.report.scaling_kinds import fit_text
+
+
+@dataclass
+class ScalingChange:
+    family: str
+    curve: str  # which curve: its dimensions
+    count: int | float  # the largest count both sides measured
+    base: float  # efficiency at count
+    changed: float
+    interval: tuple | None  # of changed / base
+    fits: tuple  # (base fit text, changed fit text)
+
+    @property
+    def percent(self):
+        return (self.changed / self.base - 1.0) * 100.0
+
+    @property
+    def significant_drop(self):
+        return self.interval is not None and self.interval[1] < 1.0
+
+
+def _curves(kind, records, over):
+    """{curve dims (without over): Lookup} for one file's family."""
+    anchors = [r for r in records
+               if over in r.dims and pivot.matches(r, kind.declaration[
+                   "where"])]
+    found = {}
+    for record in anchors:
+        dims = {k: v for k, v in record.dims.items()
+                if k not in (over, INTERPRETER)}
+        found.setdefault(tuple(sorted(dims.items())), dims)
+    return found
+
+
+def _side(kind, records, dims, interpreter):
+    lookup = Lookup(records)
+    points, _ = kind.points(lookup, {**dims, INTERPRETER: interpreter})
+    return lookup, {n: s for n, s, _ in points}
+
+
+def _fit_text(kind, lookup, dims, interpreter):
+    found = kind.fitted(lookup, {**dims, INTERPRETER: interpreter})
+    return found.text if isinstance(found, Cell) else fit_text(found[0])
+
+
+def changes(base_file, changed_file):
+    """A ScalingChange per curve of every scaling declaration found in
+    both files."""
+    found = []
+    for family, declarations in base_file.tables.items():
+        for declaration in declarations:
+            if declaration["cell"]["kind"] != "scaling":
+                continue
+            found += _declaration_changes(family, declaration, base_file,
+                                          changed_file)
+    return found
+
+
+def _declaration_changes(family, declaration, base_file, changed_file):
+    over = declaration["cell"]["over"]
+    kind = kindmap.make(declaration, base_file.axes.get(family, {}))
+    sides = [[r for r in f.records if r.dims["family"] == family
+              and r.measured] for f in (base_file, changed_file)]
+    found = []
+    curves = _curves(kind, sides[0], over)
+    for key, dims in curves.items():
+        (base_lookup, base), (changed_lookup, changed) = [
+            _side(kind, records, dims, f.interpreter)
+            for records, f in zip(sides, (base_file, changed_file))]
+        common = sorted(set(base) & set(changed) - {1})
+        if not common:
+            continue
+        n = common[-1]
+        interval = _interval(kind, dims, n, (base_lookup, base_file),
+                             (changed_lookup, changed_file))
+        found.append(ScalingChange(
+            family, pivot.equals_list(dims), n, base[n] / n, changed[n] / n,
+            interval,
+            (_fit_text(kind, base_lookup, dims, base_file.interpreter),
+             _fit_text(kind, changed_lookup, dims,
+                       changed_file.interpreter))))
+    return found
+
+
+def _interval(kind, dims, n, base_side, changed_side):
+    """Bootstrap of changed efficiency / base efficiency at ``n``."""
+    over, baseline = kind.spec["over"], kind.spec["baseline"]
+    ratios = []
+    for lookup, result in (base_side, changed_side):
+        at = {**dims, INTERPRETER: result.interpreter}
+        one, _ = lookup.get({**at, over: baseline})
+        many, _ = lookup.get({**at, over: n * baseline})
+        if one is None or many is None:
+            return None
+        means = [intervals.SHARED.means(r) for r in (one, many)]
+        if any(m is None for m in means):
+            return None
+        ratios.append(means[0] / means[1])
+    return intervals.bounds(ratios[1] / ratios[0])
+
+
+def table(found, pair):
+    rows = []
+    for change in found:
+        span = ("[%+.1f%%..%+.1f%%]" % tuple((x - 1) * 100
+                                             for x in change.interval)
+                if change.interval else "")
+        flags = "" if change.interval and (
+            change.interval[0] > 1 or change.interval[1] < 1) else \
+            cells.NOT_SIGNIFICANT_MARK
+        rows.append([
+            label("%s: %s" % (change.family, change.curve)),
+            label(cells.significant(change.count)),
+            Cell("%.2f" % change.base, change.base),
+            Cell("%.2f" % change.changed, change.changed),
+            Cell(" ".join(p for p in ("%+.1f%%" % change.percent, span) if p),
+                 change.changed / change.base, flags=flags),
+            label(change.fits[0]), label(change.fits[1])])
+    return Table(
+        title="Scaling: %s" % pair,
+        note="Efficiency (speedup / N) at the largest count both sides "
+        "measured, its change with a 95% bootstrap interval (? where it "
+        "holds 0%), and each side's " + scalability.METHOD + ".",
+        header=[label(h) for h in ("Curve", "N", "base efficiency",
+                                   "changed efficiency", "change",
+                                   "base fit", "changed fit")],
+        rows=rows, family="Scaling", shaded=True)
+
+
+def drops_above(found, percent):
+    """Significant efficiency drops of more than ``percent``."""
+    return [c for c in found if c.significant_drop and -c.percent > percent]
