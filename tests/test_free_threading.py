@@ -7,7 +7,8 @@ tools/bootstrap.sh finds it (which also builds one when it can).  Test
 extensions are compiled in a temporary directory with the C compiler
 against that interpreter's headers, so the interpreter needs no packages:
 tests/ft_ext/ftprobe.c twice (without and with Py_MOD_GIL_NOT_USED), and
-extensions/_gil_cy.pyx as this Python's Cython translates it.
+extensions/_gil_cy.pyx as this Python's Cython translates it
+(tests/test_ceiling.py builds _ceiling_cy.pyx so).
 """
 import glob
 import json
@@ -173,23 +174,29 @@ def test_gil_enabled_without_a_recorded_warning(ft_python, probes):
                                 "an unknown import")
 
 
-@pytest.fixture(scope="module")
-def gil_cy_tree(ft_python, cc, tmp_path_factory):
-    """gilbench.extensions._gil_cy built for the free-threaded interpreter
-    from the project's .pyx (and its freethreading_compatible directive),
-    in an unbuilt copy of gilbench."""
-    tree = unbuilt_package(tmp_path_factory.mktemp("gil_cy"))
-    package = tree / "gilbench" / "extensions"
-    generated = str(tree / "_gil_cy.c")
+def cython_tree(ft_python, cc, directory, family):
+    """gilbench.extensions._<family>_cy built for the free-threaded
+    interpreter from the project's .pyx (and its freethreading_compatible
+    directive), in an unbuilt copy of gilbench in ``directory``."""
+    tree = unbuilt_package(directory)
+    name = "_%s_cy" % family
+    generated = str(tree / (name + ".c"))
     subprocess.run([sys.executable, "-m", "cython",
-                    os.path.join(ROOT, "extensions", "_gil_cy.pyx"),
-                    "--module-name", "gilbench.extensions._gil_cy",
+                    os.path.join(ROOT, "extensions", name + ".pyx"),
+                    "--module-name", "gilbench.extensions." + name,
                     "-o", generated], check=True)
     compile_extension(ft_python, cc,
-                      [generated, os.path.join(ROOT, "extensions", "gil.c")],
-                      str(package / "_gil_cy"),
+                      [generated,
+                       os.path.join(ROOT, "extensions", family + ".c")],
+                      str(tree / "gilbench" / "extensions" / name),
                       ["-I", os.path.join(ROOT, "extensions")])
     return str(tree)
+
+
+@pytest.fixture(scope="module")
+def gil_cy_tree(ft_python, cc, tmp_path_factory):
+    return cython_tree(ft_python, cc, tmp_path_factory.mktemp("gil_cy"),
+                       "gil")
 
 
 def test_gil_cy_keeps_the_gil_disabled(ft_python, gil_cy_tree):

@@ -1,0 +1,151 @@
+"""Ceiling family: how well this machine scales work that should scale
+perfectly -- the control every other family's scaling is read against.
+
+Each worker (a thread, or a worker process) calls extensions/ceiling.c's
+cl_spin once per loop: about ``CALL_US`` microseconds of serially
+dependent xorshift steps (calibrated once per process, recorded as
+``ns_per_iter``, ``calibration_ms`` and ``iterations``) on its own state,
+one 128-byte aligned block allocated per worker before the clock.  The GIL
+is released around the call, nothing is shared or locked, and no worker
+writes where another reads, so what stops N workers from being N times
+faster is the machine: usable cores, other tenants, frequency scaling,
+the memory system -- not the interpreter or the extension.
+
+* ``threads``: N threads of one process (Cython ``with nogil:``; and
+  cffi, which always releases the GIL, at 1 and 2 threads);
+* ``processes``: N worker processes (Cython).
+
+A value is wall seconds per loop, in which every worker made one call.
+The speedup at N is N x (1-worker value) / (N-worker value): ideally N up
+to the usable CPUs and flat beyond.  A family's speedup divided by this
+one's at the same N is its efficiency against this machine's ceiling.
+"""
+from itertools import repeat
+
+from gilbench.api import (PROCESSES, THREADS, CaseSpec, finding, processes,
+                          record, speedup, table, threads, value,
+                          worker_index)
+# The gil family's guarded import: Unavailable("... not built (why)").
+from gilbench.cases.gil import _extension, _needs
+
+FAMILY = "ceiling"
+ORDER = 5  # first on the page: every scaling figure is read against it
+CYTHON_MODULE = "gilbench.extensions._ceiling_cy"
+CFFI_MODULE = "gilbench.extensions._ceiling_cffi"
+# Long enough that the Python loop around the call and the GIL hand-off
+# are well under 1% of it; short enough for ~800 calls per 40 ms value.
+CALL_US = 50.0
+COUNTS = (1, 2, 3, 4, 5)  # the gil family's thread counts
+QUICK_COUNTS = (1, 2)
+# Every speedup divides by the 1-worker value: more values per process
+# than the harness default (3); it cost 8 s more here (21.7 -> 29.6 s).
+SIZING = ["-n", "6"]
+
+
+def _calibrated(ns_per_iter, calibration_ms, iters_for_us):
+    """cl_spin iterations for CALL_US (calibrating on first use), with
+    the calibration recorded in the run's metadata."""
+    iterations = iters_for_us(CALL_US)
+    record(ns_per_iter=ns_per_iter(), calibration_ms=calibration_ms(),
+           iterations=iterations)
+    return iterations
+
+
+class CffiState(object):
+    """One worker's cl_state through cffi: ``spin()`` and ``address``, as
+    the Cython module's State has them."""
+
+    def __init__(self, module, iterations):
+        ffi, lib = module.ffi, module.lib
+        state = ffi.gc(lib.cl_new(), lib.cl_free)
+        if state == ffi.NULL:
+            raise MemoryError("cl_new failed")
+        self._state = state
+        self.address = int(ffi.cast("uintptr_t", state))
+        self.spin = lambda: lib.cl_spin(state, iterations)
+
+
+def cython_states(count):
+    module = _extension(CYTHON_MODULE)
+    iterations = _calibrated(module.ns_per_iter, module.calibration_ms,
+                             module.iters_for_us)
+    return [module.State(iterations) for _ in range(count)]
+
+
+def cffi_states(count):
+    module = _extension(CFFI_MODULE)
+    lib = module.lib
+    iterations = _calibrated(lib.cl_ns_per_iter, lib.cl_calibration_ms,
+                             lib.cl_iters_for_us)
+    return [CffiState(module, iterations) for _ in range(count)]
+
+
+class Spinners(object):
+    """``work(loops)``: the calling worker spins its own state.
+
+    Forked worker processes each write only their copy of the state
+    list's memory; spawned ones run prepare() again and pick theirs.
+    """
+
+    def __init__(self, states):
+        self.states = states
+
+    def __call__(self, loops):
+        spin = self.states[worker_index()].spin
+        for _ in repeat(None, loops):
+            spin()
+
+
+def spinning(make_states, count_axis):
+    """prepare(params): one state per worker, before the clock."""
+    def prepare(params):
+        return Spinners(make_states(params[count_axis]))
+    return prepare
+
+
+def _spec(variant, backend, make_states, module_name, driver, axis, how):
+    return CaseSpec(
+        FAMILY, "spin", variant, backend,
+        spinning(make_states, axis.name),
+        "~%g us of C work per call on the worker's own cache lines, "
+        "GIL released (%s), in N %s" % (CALL_US, how, variant),
+        driver=driver, axes=[axis], check=_needs(module_name),
+        sizing=SIZING)
+
+
+CASES = [
+    _spec("threads", "cython", cython_states, CYTHON_MODULE, THREADS,
+          threads(values=COUNTS, quick=QUICK_COUNTS), "Cython with nogil"),
+    # The same ceiling through another wrapper: 1 and 2 threads keep the
+    # default run cheap (--threads names more).
+    _spec("threads", "cffi", cffi_states, CFFI_MODULE, THREADS,
+          threads(values=QUICK_COUNTS, quick=QUICK_COUNTS), "cffi API mode"),
+    _spec("processes", "cython", cython_states, CYTHON_MODULE, PROCESSES,
+          processes(values=COUNTS, quick=QUICK_COUNTS), "Cython with nogil"),
+]
+
+_THREADS_SPEEDUP = speedup(over="threads", baseline=1, scaled=True)
+_PROCESSES_SPEEDUP = speedup(over="processes", baseline=1, scaled=True)
+_IDEAL = "Ideal: N up to the usable CPUs, flat beyond."
+# The speedup tables are the ceiling the report draws in other families'
+# figures: Cython only, at every count (cffi is in the time table).
+TABLES = [
+    table("Ceiling: speedup over 1 worker, threads", rows="threads",
+          where={"variant": "threads", "backend": "cython"},
+          cell=_THREADS_SPEEDUP, note=_IDEAL),
+    table("Ceiling: speedup over 1 worker, processes", rows="processes",
+          where={"variant": "processes"}, cell=_PROCESSES_SPEEDUP,
+          note=_IDEAL),
+    table("Ceiling: time per loop, threads", rows="threads",
+          per=["backend"], where={"variant": "threads"}, cell=value(),
+          note="One loop: every thread makes one call of ~%g us."
+          % CALL_US),
+]
+
+FINDINGS = [
+    finding("This machine's ceiling: speedup of a perfectly parallel C "
+            "loop at 2 threads?", _THREADS_SPEEDUP,
+            at={"variant": "threads", "backend": "cython", "threads": 2}),
+    finding("... and at 2 processes?", _PROCESSES_SPEEDUP,
+            at={"variant": "processes", "processes": 2}),
+]

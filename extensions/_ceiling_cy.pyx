@@ -1,0 +1,65 @@
+# cython: language_level=3
+# cython: freethreading_compatible=True
+# Safe without a GIL: the module keeps no Python-level state, a State's
+# pointer and iterations never change after __cinit__, its word is written
+# only by cl_spin in the one worker that owns it (spin releases the GIL, so
+# a GIL build gives no more protection), and the calibration runs under
+# pthread_once.  Without this directive, importing the module on
+# 3.13t/3.14t enables the GIL for the whole process.  (Cython < 3.1, used
+# on 2.7, ignores it in this header.)
+"""Cython wrapper of ceiling.c: one worker's state and a GIL-released spin
+on it."""
+
+cdef extern from "ceiling.h":
+    ctypedef struct cl_state:
+        pass
+    cl_state *cl_new() nogil
+    void cl_free(cl_state *state) nogil
+    void cl_spin(cl_state *state, long iterations) nogil
+    unsigned long long cl_value(const cl_state *state) nogil
+    double cl_ns_per_iter() nogil
+    double cl_calibration_ms() nogil
+    long cl_iters_for_us(double us) nogil
+
+
+def ns_per_iter():
+    """Calibrated nanoseconds per cl_spin iteration (calibrates once)."""
+    return cl_ns_per_iter()
+
+
+def calibration_ms():
+    return cl_calibration_ms()
+
+
+def iters_for_us(double us):
+    return cl_iters_for_us(us)
+
+
+cdef class State:
+    """One worker's cl_state and the iterations of each ``spin()``."""
+    cdef cl_state *state
+    cdef readonly long iterations
+
+    def __cinit__(self, long iterations):
+        if iterations < 0:
+            raise ValueError("iterations must be >= 0, not %d" % iterations)
+        self.state = cl_new()
+        if self.state is NULL:
+            raise MemoryError("cl_new failed")
+        self.iterations = iterations
+
+    def __dealloc__(self):
+        cl_free(self.state)
+
+    def spin(self):
+        """``iterations`` steps on this state, GIL released."""
+        with nogil:
+            cl_spin(self.state, self.iterations)
+
+    @property
+    def address(self):
+        """Where the state lives, for the tests of its alignment."""
+        return <size_t>self.state
+
+    def value(self):
+        return cl_value(self.state)

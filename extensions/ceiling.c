@@ -1,0 +1,123 @@
+/* Native side of the ceiling family; see ceiling.h for the contract. */
+#define _POSIX_C_SOURCE 200112L /* posix_memalign, clock_gettime */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include "ceiling.h"
+#include "xorshift.h"
+
+/* 128 bytes, not 64: Intel's adjacent-line prefetcher pulls 64-byte lines
+ * in pairs, and Apple's M-series cores have 128-byte lines. */
+#define CL_LINE 128
+#define CL_ROUND_NS 1000000.0 /* one calibration round: ~1 ms */
+#define CL_ROUNDS 8
+
+struct cl_state {
+    unsigned long long x;
+} __attribute__((aligned(CL_LINE)));
+
+/* The alignment pads the struct to a whole block: one state per block. */
+_Static_assert(sizeof(struct cl_state) == CL_LINE, "cl_state fills a block");
+
+cl_state *
+cl_new(void)
+{
+    void *memory;
+    cl_state *state;
+    if (posix_memalign(&memory, CL_LINE, sizeof(cl_state)) != 0)
+        return NULL;
+    state = memory;
+    state->x = XORSHIFT_SEED;
+    return state;
+}
+
+void
+cl_free(cl_state *state)
+{
+    free(state);
+}
+
+/* noinline keeps a real call in every caller.  The chain runs in a local,
+ * so the state's line is written once per call, not once per step;
+ * xorshift_step's barrier keeps the chain.  tests/test_ceiling.py checks
+ * the disassembly. */
+__attribute__((noinline)) void
+cl_spin(cl_state *state, long iterations)
+{
+    unsigned long long x = state->x;
+    long i;
+    for (i = 0; i < iterations; i++)
+        x = xorshift_step(x);
+    state->x = x;
+}
+
+unsigned long long
+cl_value(const cl_state *state)
+{
+    return state->x;
+}
+
+/* Calibration */
+
+static pthread_once_t calibrated = PTHREAD_ONCE_INIT;
+static double ns_per_iter = 1.0;
+static double calibration_ms = 0.0;
+
+static double
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* Wall nanoseconds of one cl_spin of ``iterations``. */
+static double
+spin_ns(cl_state *state, long iterations)
+{
+    double start = now_ns();
+    cl_spin(state, iterations);
+    return now_ns() - start;
+}
+
+/* Double a round until it takes ~1 ms, then keep the fastest rate of a
+ * few rounds: the least disturbed by other processes. */
+static void
+calibrate(void)
+{
+    cl_state state = {XORSHIFT_SEED};
+    double start = now_ns(), rate, best;
+    long iterations = 1000;
+    int round;
+    while (spin_ns(&state, iterations) < CL_ROUND_NS)
+        iterations *= 2;
+    best = spin_ns(&state, iterations) / iterations;
+    for (round = 1; round < CL_ROUNDS; round++) {
+        rate = spin_ns(&state, iterations) / iterations;
+        best = rate < best ? rate : best;
+    }
+    ns_per_iter = best;
+    calibration_ms = (now_ns() - start) / 1e6;
+}
+
+double
+cl_ns_per_iter(void)
+{
+    pthread_once(&calibrated, calibrate);
+    return ns_per_iter;
+}
+
+double
+cl_calibration_ms(void)
+{
+    pthread_once(&calibrated, calibrate);
+    return calibration_ms;
+}
+
+long
+cl_iters_for_us(double us)
+{
+    if (us <= 0)
+        return 0;
+    return (long)(us * 1e3 / cl_ns_per_iter() + 0.5);
+}
