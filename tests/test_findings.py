@@ -122,7 +122,7 @@ def test_the_registry_refuses_a_finding_naming_no_axis(tmp_path):
         registry.load_specs([str(module)])
 
 
-# -- best-of --------------------------------------------------------------------
+# -- best-of -----------------------------------------------------------------
 
 def kind(name, threads=1):
     return dims("syn", "lock", "nogil", "cython", threads=threads, kind=name)

@@ -247,12 +247,10 @@ def test_gil_family_renders_its_declared_tables(tmp_path):
 
 
 def test_declared_tables_match_cases_gil():
-    """The tables tested here are the ones cases/gil.py declares."""
-    try:
-        from cases import gil as gil_cases
-        declared = gil_cases.TABLES
-    except (ImportError, AttributeError) as exc:  # worker side in flux
-        pytest.skip("gilbench.cases.gil has no TABLES yet (%s)" % exc)
+    """The tables tested here are the first ones cases/gil.py declares
+    (its scaling tables follow; tests/test_scaling.py covers those)."""
+    from gilbench.cases import gil as gil_cases
+    declared = gil_cases.TABLES[:len(gil_tables())]
     assert json.loads(json.dumps(declared)) == json.loads(
         json.dumps(gil_tables()))
 

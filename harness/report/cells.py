@@ -47,6 +47,14 @@ def significant(number, digits=3):
     return "%.*f" % (max(decimals, 0), number)
 
 
+def factor(number):
+    """A ratio or speedup: two decimals (``2.77``), three significant
+    digits below 0.1 (``0.0119``), none from 100 (``158``)."""
+    if abs(number) < 0.1:
+        return significant(number)
+    return "%.0f" % number if abs(number) >= 100 else "%.2f" % number
+
+
 def si(number):
     """Three significant digits with a k/M/G suffix: 1.23M, 999, 1.00k."""
     number = float("%.3g" % number)

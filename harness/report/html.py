@@ -105,7 +105,8 @@ def html_cell(cell, shaded):
     if shaded and isinstance(cell.value, (int, float)):
         css = shade(cell.value)
     return HtmlCell(one_line(cell.text),
-                    [(mark, FLAG_CLASSES.get(mark, "")) for mark in cell.flags],
+                    [(mark, FLAG_CLASSES.get(mark, ""))
+                     for mark in cell.flags],
                     css)
 
 

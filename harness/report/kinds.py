@@ -192,7 +192,7 @@ class Speedup(Value):
             return measured
         speedup, interval, this, base = measured
         flags, significant = self._judged(speedup, interval, this, base)
-        text = _spaced("%.2fx" % speedup, interval_text(interval),
+        text = _spaced(cells.factor(speedup) + "x", interval_text(interval),
                        "(%s -> %s)" % (
                            cells.format_quantity(base.mean, base.unit),
                            cells.format_quantity(this.mean, this.unit)))
@@ -205,7 +205,8 @@ class Speedup(Value):
             return measured
         speedup, interval, this, base = measured
         flags, significant = self._judged(speedup, interval, this, base)
-        return Cell(_spaced("%.2fx" % speedup, interval_text(interval)),
+        return Cell(_spaced(cells.factor(speedup) + "x",
+                            interval_text(interval)),
                     speedup, None, flags, interval=interval,
                     significant=significant)
 
@@ -307,7 +308,8 @@ class Ratio(Value):
         if pair is None:
             return found
         numerator, denominator = pair
-        text = _spaced("%.2f" % found.value, interval_text(found.interval),
+        text = _spaced(cells.factor(found.value),
+                       interval_text(found.interval),
                        "(%s/%s)" % (
                            cells.format_quantity(numerator.mean,
                                                  numerator.unit),
@@ -319,7 +321,7 @@ class Ratio(Value):
         found, pair = self.measure(lookup, dims)
         if pair is None:
             return found
-        return replace(found, text=_spaced("%.2fx" % found.value,
+        return replace(found, text=_spaced(cells.factor(found.value) + "x",
                                            interval_text(found.interval)))
 
     def division(self):
@@ -409,7 +411,12 @@ class Crossover(Ratio):
 
     def _text(self, found, x):
         if isinstance(x, str):
-            return _spaced(x, self._interval_text(found.interval))
+            # Every resample agreeing with "never"/"always" adds nothing.
+            same = found.interval is not None and (
+                found.interval[0] == found.interval[1]
+                and math.isinf(found.interval[0]))
+            return _spaced(x, "" if same
+                           else self._interval_text(found.interval))
         return _spaced(cells.significant(x), self.unit(),
                        self._interval_text(found.interval))
 
@@ -535,7 +542,7 @@ class Best(Value):
         if isinstance(found, Cell):
             return found
         found, (winner, runner_up) = found
-        text = _spaced("%s, %.2fx" % (winner, found.value),
+        text = _spaced("%s, %sx" % (winner, cells.factor(found.value)),
                        interval_text(found.interval),
                        "%s %s" % ("ahead of" if self._word() == "ahead"
                                   else "over", runner_up))
@@ -548,7 +555,7 @@ class Best(Value):
             return found
         found, (winner, _) = found
         return replace(found, text=_spaced(
-            "%s, %.2fx %s" % (winner, found.value, self._word()),
+            "%s, %sx %s" % (winner, cells.factor(found.value), self._word()),
             interval_text(found.interval)), value=None)
 
     def describe(self, grid):

@@ -5,10 +5,11 @@ serial share: a lock, a GIL), ``k`` coherence (the cost of agreeing on
 shared state, which makes a curve fall again); the curve peaks at N =
 sqrt((1 - s) / k).  The fit is scipy's ``curve_fit`` (bounded,
 unweighted least squares: the baseline's speedup is 1 by definition and
-has no spread to weight it by); the parameters' 95% intervals are Student's t over the fit's
-standard errors with n - 2 degrees of freedom (three points leave one:
-wide, as they should be), and the peak's interval comes from sampling
-(s, k) from the fit's covariance (numpy, seeded).
+has no spread to weight it by); the parameters' 95% intervals are
+Student's t over the fit's standard errors with n - 2 degrees of freedom
+(three points leave one: wide, as they should be), and the peak's
+interval comes from sampling (s, k) from the fit's covariance (numpy,
+seeded).
 """
 from __future__ import annotations
 
