@@ -22,11 +22,9 @@ one's at the same N is its efficiency against this machine's ceiling.
 """
 from itertools import repeat
 
-from gilbench.api import (PROCESSES, THREADS, CaseSpec, finding, processes,
-                          record, speedup, table, threads, value,
-                          worker_index)
-# The gil family's guarded import: Unavailable("... not built (why)").
-from gilbench.cases.gil import _extension, _needs
+from gilbench.api import (PROCESSES, THREADS, CaseSpec, finding,
+                          import_extension, needs, processes, record,
+                          speedup, table, threads, value, worker_index)
 
 FAMILY = "ceiling"
 ORDER = 5  # first on the page: every scaling figure is read against it
@@ -66,14 +64,14 @@ class CffiState(object):
 
 
 def cython_states(count):
-    module = _extension(CYTHON_MODULE)
+    module = import_extension(CYTHON_MODULE)
     iterations = _calibrated(module.ns_per_iter, module.calibration_ms,
                              module.iters_for_us)
     return [module.State(iterations) for _ in range(count)]
 
 
 def cffi_states(count):
-    module = _extension(CFFI_MODULE)
+    module = import_extension(CFFI_MODULE)
     lib = module.lib
     iterations = _calibrated(lib.cl_ns_per_iter, lib.cl_calibration_ms,
                              lib.cl_iters_for_us)
@@ -109,7 +107,7 @@ def _spec(variant, backend, make_states, module_name, driver, axis, how):
         spinning(make_states, axis.name),
         "~%g us of C work per call on the worker's own cache lines, "
         "GIL released (%s), in N %s" % (CALL_US, how, variant),
-        driver=driver, axes=[axis], check=_needs(module_name),
+        driver=driver, axes=[axis], check=needs(module_name),
         sizing=SIZING)
 
 

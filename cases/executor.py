@@ -45,12 +45,8 @@ import threading
 
 from gilbench.api import (CUSTOM, HIGHEST, Axis, CaseSpec, TreeCpuClock,
                           Unavailable, best, counts, efficiency, finding,
-                          record, recorded, speedup, table, value)
-
-try:
-    from time import perf_counter
-except ImportError:  # Python 2.7
-    from pyperf import perf_counter
+                          import_extension, perf_counter, record, recorded,
+                          speedup, table, value)
 
 try:
     import queue
@@ -304,10 +300,7 @@ def check(params):
         if reason:
             raise Unavailable(reason)
     if params["workload"] == "native":
-        try:
-            __import__(NATIVE_MODULE)
-        except ImportError as exc:
-            raise Unavailable("%s not built (%s)" % (NATIVE_MODULE, exc))
+        import_extension(NATIVE_MODULE)
 
 
 def exclude(params):

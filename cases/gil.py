@@ -23,24 +23,17 @@ at 2 threads against this machine's ceiling (the ceiling family) and
 their scalability-law fits -- on a free-threaded build the GIL-held row
 shows what reference-count contention leaves of parallelism.
 """
-import importlib
 import threading
 from itertools import repeat
 
-from gilbench.api import (CEILING, CaseSpec, Unavailable, efficiency,
-                          finding, ratio, scaling, speedup, table)
+from gilbench.api import (CEILING, CaseSpec, efficiency, finding,
+                          import_extension, needs, ratio, scaling, speedup,
+                          table)
 
 FAMILY = "gil"
 ORDER = 10  # first on the page: the question this project began with
 CYTHON_MODULE = "gilbench.extensions._gil_cy"
 CFFI_MODULE = "gilbench.extensions._gil_cffi"
-
-
-def _extension(name):
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        raise Unavailable("%s not built (%s)" % (name, exc))
 
 
 def _calling(func):
@@ -51,21 +44,17 @@ def _calling(func):
     return work
 
 
-def _needs(module_name):
-    def check(params):
-        _extension(module_name)
-    return check
-
-
 def cython(function_name):
     def prepare(params):
-        return _calling(getattr(_extension(CYTHON_MODULE), function_name))
+        module = import_extension(CYTHON_MODULE)
+        return _calling(getattr(module, function_name))
     return prepare
 
 
 def cffi(function_name):
     def prepare(params):
-        return _calling(getattr(_extension(CFFI_MODULE).lib, function_name))
+        module = import_extension(CFFI_MODULE)
+        return _calling(getattr(module.lib, function_name))
     return prepare
 
 
@@ -90,14 +79,14 @@ def _specs(case, what, cython_name, cffi_name, python_prepare, python_what):
     return [
         CaseSpec(FAMILY, case, "gil", "cython", cython(cython_name + "_gil"),
                  "%s, GIL held (Cython)" % what,
-                 check=_needs(CYTHON_MODULE)),
+                 check=needs(CYTHON_MODULE)),
         CaseSpec(FAMILY, case, "nogil", "cython",
                  cython(cython_name + "_nogil"),
                  "%s, GIL released (Cython with nogil)" % what,
-                 check=_needs(CYTHON_MODULE)),
+                 check=needs(CYTHON_MODULE)),
         CaseSpec(FAMILY, case, "nogil", "cffi", cffi(cffi_name),
                  "%s, GIL released (cffi API mode)" % what,
-                 check=_needs(CFFI_MODULE)),
+                 check=needs(CFFI_MODULE)),
         CaseSpec(FAMILY, case, "gil", "python", python_prepare,
                  "%s, reference" % python_what),
     ]

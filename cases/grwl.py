@@ -34,17 +34,12 @@ Findings (the GRWL write-up's claims): GRWL throughput over the GIL's at
 from 2 to 3 threads, what shared statistics counters cost, and the write
 fraction from which the GRWL loses to the GIL.
 """
-import importlib
 import threading
 
 from gilbench.api import (Axis, CaseSpec, Unavailable, crossover, finding,
-                          ratio, record, recorded, scaling, speedup, table,
-                          threads, throughput, worker_index)
-
-try:
-    from time import perf_counter
-except ImportError:  # Python 2.7
-    from pyperf import perf_counter
+                          import_extension, needs, perf_counter, ratio,
+                          record, recorded, scaling, speedup, table, threads,
+                          throughput, worker_index)
 
 FAMILY = "grwl"
 ORDER = 30
@@ -61,17 +56,9 @@ COUNTERS = {"none": "GR_COUNTERS_NONE", "shared": "GR_COUNTERS_SHARED",
             "flushed": "GR_COUNTERS_FLUSHED"}
 
 
-def _extension(name):
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        raise Unavailable("%s not built (%s)"
-                          % (name, exc))
-
-
 class CythonCore(object):
     def __init__(self, mode, counters, switch_units=SWITCH_UNITS):
-        module = _extension(CYTHON_MODULE)
+        module = import_extension(CYTHON_MODULE)
         self._core = module.Core(module.CONSTANTS[MODES[mode]],
                                  module.CONSTANTS[COUNTERS[counters]],
                                  switch_units)
@@ -81,7 +68,7 @@ class CythonCore(object):
 
 class CffiCore(object):
     def __init__(self, mode, counters, switch_units=SWITCH_UNITS):
-        module = _extension(CFFI_MODULE)
+        module = import_extension(CFFI_MODULE)
         lib = self._lib = module.lib
         self._core = module.ffi.gc(
             lib.gr_new(getattr(lib, MODES[mode]),
@@ -164,9 +151,7 @@ def running(backend, mode, roles=None):
 
 
 def _needs(backend):
-    def check(params):
-        _extension(BACKENDS[backend][1])
-    return check
+    return needs(BACKENDS[backend][1])
 
 
 def _units(params):

@@ -35,14 +35,13 @@ Findings: the work size per call from which releasing the GIL pays off at
 ``with nogil``?), the cheapest lock under contention (its lock kinds), and
 what its process-shared robust mutex costs at 2 processes against 1.
 """
-import importlib
 import threading
 from itertools import repeat
 
 from gilbench.api import (PROCESSES, Axis, CaseSpec, Unavailable, best,
-                          crossover, finding, processes, ratio, record,
-                          recorded, scaling, table, threads, value,
-                          worker_index)
+                          crossover, finding, import_extension, needs,
+                          processes, ratio, record, recorded, scaling, table,
+                          threads, value, worker_index)
 
 try:
     seq_range = xrange  # noqa: F821 -- Python 2.7: no list of `loops` ints
@@ -74,19 +73,6 @@ def check_counter(counted, expected):
                           % (expected - counted, expected, counted))
 
 
-def _extension(name):
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        raise Unavailable("%s not built (%s)" % (name, exc))
-
-
-def _needs(module_name):
-    def check(params):
-        _extension(module_name)
-    return check
-
-
 def _calling(func):
     """The per-thread work: ``loops`` calls of ``func`` from Python."""
     def work(loops):
@@ -98,7 +84,7 @@ def _calling(func):
 def _cs_iters(params, key="cs_ns"):
     """lk_work iterations for the params' nanoseconds, calibrating on first
     use; the calibration goes into the run's metadata."""
-    module = _extension(CYTHON_MODULE)
+    module = import_extension(CYTHON_MODULE)
     iters = module.iters_for_ns(float(params.get(key, 0)))
     record(ns_per_iter=module.ns_per_iter(),
            calibration_ms=module.calibration_ms(), cs_iters=iters)
@@ -109,7 +95,7 @@ class CythonLock(object):
     """A lock.c lock through Cython: ``call_gil`` and ``call_nogil``."""
 
     def __init__(self, kind, cs_iters=0):
-        module = _extension(CYTHON_MODULE)
+        module = import_extension(CYTHON_MODULE)
         self._lock = module.Lock(module.CONSTANTS[C_KINDS[kind]], cs_iters)
         self.call_gil = self._lock.call_gil
         self.call_nogil = self._lock.call_nogil
@@ -121,7 +107,7 @@ class CffiLock(object):
     """The same lock through cffi (API mode): the GIL is released."""
 
     def __init__(self, kind, cs_iters=0):
-        module = _extension(CFFI_MODULE)
+        module = import_extension(CFFI_MODULE)
         lib = self._lib = module.lib
         self._lock = module.ffi.gc(
             lib.lk_new(getattr(lib, C_KINDS[kind]), cs_iters), lib.lk_free)
@@ -195,7 +181,7 @@ def shared_call(params):
 
 def map_call(variant):
     def prepare(params):
-        module = _extension(CYTHON_MODULE)
+        module = import_extension(CYTHON_MODULE)
         guarded = module.Map(MAP_KEYS, MAP_WRITE_PCT[params["ops"]])
         op = getattr(guarded, "op_" + variant)
 
@@ -232,7 +218,7 @@ def contended(variant, backend, kinds, quick, thread_values=THREAD_COUNTS,
         "lk_call: lock of `kind`, empty critical section, %s" % how,
         axes=[Axis("kind", kinds, quick=quick, extra=extra_kinds),
               _thread_axis(thread_values, thread_quick)],
-        check=_needs(module))
+        check=needs(module))
 
 
 def critical(variant):
@@ -243,7 +229,7 @@ def critical(variant):
         axes=[Axis("kind", ["none", "mutex"], quick=["mutex"]),
               Axis("cs_ns", [100, 1000], quick=[1000], unit="ns", log=True),
               _thread_axis(values=(4,), quick=(2,))],
-        check=_needs(CYTHON_MODULE))
+        check=needs(CYTHON_MODULE))
 
 
 def breakeven(variant):
@@ -254,7 +240,7 @@ def breakeven(variant):
                    unit="ns", log=True),
               # 2 threads: both cores busy; --param threads=2,4 adds more.
               _thread_axis(values=(2,), quick=(2,))],
-        check=_needs(CYTHON_MODULE))
+        check=needs(CYTHON_MODULE))
 
 
 def guarded_map(variant):
@@ -264,7 +250,7 @@ def guarded_map(variant):
         % (MAP_KEYS, _held(variant)),
         axes=[Axis("ops", ["read", "mix"], quick=["mix"]),
               _thread_axis(values=(1, 4), quick=(2,))],
-        check=_needs(CYTHON_MODULE))
+        check=needs(CYTHON_MODULE))
 
 
 # The recursive and process-shared mutexes behave like the default one in
@@ -292,7 +278,7 @@ CASES = [
              driver=PROCESSES,
              axes=[Axis("kind", ["pshared", "spin"], quick=["pshared"]),
                    processes(values=(1, 2, 4), quick=(1, 2))],
-             check=_needs(CYTHON_MODULE)),
+             check=needs(CYTHON_MODULE)),
     breakeven("gil"),
     breakeven("nogil"),
     guarded_map("gil"),

@@ -43,7 +43,6 @@ duplicate ids (must be 0).
 """
 import errno
 import functools
-import importlib
 import multiprocessing
 import os
 import platform
@@ -56,13 +55,9 @@ import traceback
 from itertools import repeat
 
 from gilbench.api import (CUSTOM, Axis, CaseSpec, Unavailable, threads,
-                          die_with_parent, finding, pinning, record,
-                          recorded, speedup, table, throughput)
-
-try:
-    from time import perf_counter
-except ImportError:  # Python 2.7: pyperf's is time.time, system-wide too
-    from pyperf import perf_counter
+                          die_with_parent, finding, import_extension, needs,
+                          perf_counter, pinning, record, recorded, speedup,
+                          table, throughput)
 
 FAMILY = "service"
 ORDER = 50
@@ -130,23 +125,16 @@ class PythonGenerator(object):
         return self._errors
 
 
-def _extension(name):
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        raise Unavailable("%s not built (%s)" % (name, exc))
-
-
 def _cython_generator(node, seq_bits=SEQ_BITS, tick_ms=1, capped=False):
-    return _extension(CYTHON_MODULE).Generator(node, seq_bits, tick_ms,
-                                               capped)
+    module = import_extension(CYTHON_MODULE)
+    return module.Generator(node, seq_bits, tick_ms, capped)
 
 
 class CffiGenerator(object):
     """The C generator through cffi; ``next_id`` is one cffi call."""
 
     def __init__(self, node, seq_bits=SEQ_BITS, tick_ms=1, capped=False):
-        module = _extension(CFFI_MODULE)
+        module = import_extension(CFFI_MODULE)
         lib = module.lib
         gen = lib.sv_new(node, seq_bits, tick_ms, int(capped))
         if gen == module.ffi.NULL:
@@ -611,10 +599,7 @@ def udp(backend, threaded):
 # --- declarations ------------------------------------------------------------
 
 def _check(backend):
-    def check(params):
-        if backend in MODULES:
-            _extension(MODULES[backend])
-    return check
+    return needs(*[MODULES[backend]] if backend in MODULES else [])
 
 
 def _udp_check(backend):

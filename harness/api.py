@@ -9,6 +9,7 @@
 See README.rst, "Adding a case", for one example per driver.
 """
 from gilbench.axes import Axis, counts, processes, threads
+from gilbench.casehelpers import import_extension, needs, perf_counter
 from gilbench.drivers import CUSTOM, PROCESSES, THREADS
 from gilbench.lifelines import die_with_parent
 from gilbench.metrics import TreeCpuClock
@@ -27,5 +28,6 @@ __all__ = [
     "THREADS", "PROCESSES", "CUSTOM", "counts", "threads", "processes",
     "table", "value", "ratio", "speedup", "throughput", "crossover",
     "recorded", "best", "LOWEST", "HIGHEST", "finding", "efficiency",
-    "scaling", "IDEAL", "CEILING",
+    "scaling", "IDEAL", "CEILING", "import_extension", "needs",
+    "perf_counter",
 ]

@@ -109,10 +109,13 @@ def test_only_the_gilbench_import_name_is_installed(installed):
                if not f.startswith("..") and "/" in f)
     assert tops == {"gilbench", "gilbench-0.1.0.dist-info"}, tops
     files = installed_files(installed)
-    for module in ("gil", "lock", "grwl", "service", "executor"):
+    for module in ("gil", "lock", "grwl", "service", "executor", "ceiling"):
         assert any(f.startswith("gilbench/extensions/_%s_cy." % module)
                    and f.endswith(".so") for f in files), module
     assert "gilbench/templates/report.html.j2" in files
+
+
+FAMILIES = {"ceiling", "gil", "lock", "grwl", "executor", "service"}
 
 
 def test_dependencies_come_from_the_requirements_files(installed):
@@ -130,8 +133,7 @@ def test_list_run_report_compare_from_another_directory(installed, tmp_path):
     listed = gilbench(installed, tmp_path, "list", "--json")
     assert listed.returncode == 0, listed.stderr
     cases = json.loads(listed.stdout)["cases"]
-    assert {c["family"] for c in cases} == {
-        "gil", "lock", "grwl", "executor", "service"}
+    assert {c["family"] for c in cases} == FAMILIES
     not_built = [(c["name"], n["reason"]) for c in cases
                  for n in c["not_runnable"] if "not built" in n["reason"]]
     assert not_built == []
@@ -142,7 +144,7 @@ def test_list_run_report_compare_from_another_directory(installed, tmp_path):
     results = json.loads((tmp_path / "r.json").read_text())
     families = {b["metadata"]["family"] for b in results["benchmarks"]
                 if "family" in b["metadata"]}
-    assert families == {"gil", "lock", "grwl", "executor", "service"}
+    assert families == FAMILIES
 
     report = gilbench(installed, tmp_path, "report", "r.json", "-o",
                       "r.html")

@@ -151,3 +151,21 @@ def test_a_slower_two_thread_copy_fails_the_gate_an_aa_copy_passes(
                          "--fail-efficiency-drop", "10")
     assert passed.code == 0, passed
     assert "Scaling: CPython 3.11" in passed.stdout
+
+
+def test_the_html_page_draws_efficiency_and_the_ceiling(tmp_path):
+    from gilbench.report import render
+    from gilbench.tables import speedup
+    times = usl_times(0.2, 0.0, [1, 2, 3], noise=0.01)
+    ceiling = usl_times(0.02, 0.0, [1, 2, 3], noise=0.01)
+    scaled = speedup(over="threads", baseline=1, scaled=True)
+    results = write(tmp_path, [], [
+        table("eff", rows="threads", cell=efficiency(over="threads")),
+        table("speedup", rows="threads", cell=scaled),
+        table("ceiling", rows="threads", cell=scaled)], times,
+        ceiling=ceiling)
+    page = render.render(results, "html")
+    assert "efficiency against the ideal (1 = perfect)" in page
+    assert "this machine&#39;s ceiling" in page or \
+        "this machine's ceiling" in page
+    assert "scalability-law fit" in page

@@ -170,6 +170,8 @@ def _y_label(facet):
     if kind == "recorded":
         return ("%s (%s)" % (spec["key"], spec["unit"]) if spec["unit"]
                 else spec["key"])
+    if kind == "efficiency":
+        return "efficiency against the %s (1 = perfect)" % spec["against"]
     return "%s (%s)" % (spec["along"], spec["unit"] or "")
 
 
