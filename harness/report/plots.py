@@ -408,7 +408,7 @@ def figure(tables, gid, ceiling=None):
         # Fixed margins (room for the legend on the right), set before
         # drawing so that bars know their width: a "tight" bounding box
         # would draw every figure twice.
-        fig.subplots_adjust(left=0.10, right=0.79,
+        fig.subplots_adjust(left=0.10, right=0.76,
                             top=1 - 0.35 / height,
                             bottom=(0.75 if not lines else 0.5) / height,
                             hspace=0.75 if not lines else 0.6,
@@ -443,7 +443,7 @@ def figure(tables, gid, ceiling=None):
         fig.supylabel(_text(_y_label(first)), fontsize=9)
         handles, labels = _legend_entries(axes)
         fig.legend(handles, labels, loc="upper left",
-                   bbox_to_anchor=(0.80, 0.98), frameon=False, fontsize=8)
+                   bbox_to_anchor=(0.77, 0.98), frameon=False, fontsize=8)
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg",
                     metadata={"Date": None, "Creator": None,
