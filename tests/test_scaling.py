@@ -169,3 +169,13 @@ def test_the_html_page_draws_efficiency_and_the_ceiling(tmp_path):
     assert "this machine&#39;s ceiling" in page or \
         "this machine's ceiling" in page
     assert "scalability-law fit" in page
+
+
+def test_a_curve_that_only_falls_peaks_at_one_worker():
+    from gilbench.report.scaling_kinds import fit_text
+    points = [(1, 1.0, None), (2, 0.45, None), (3, 0.3, None),
+              (4, 0.22, None)]
+    fit = scalability.fit(points)
+    assert fit.s_interval[1] <= 1.0 and fit.k_interval[1] <= 1.0
+    assert fit.peak == 1.0
+    assert "peak at 1 (no count is faster than one)" in fit_text(fit)

@@ -228,7 +228,9 @@ class Speedup(Value):
                 return cells.missing("n/a: %s is not numeric" % over)
             factor = dims[over] / baseline
         speedup = base.mean / this.mean * factor
-        return speedup, ratio_interval(base, this, factor), this, base
+        interval = None if this is base else ratio_interval(base, this,
+                                                            factor)
+        return speedup, interval, this, base
 
     @staticmethod
     def _judged(speedup, interval, this, base):

@@ -48,7 +48,10 @@ def usl(n, s, k):
 
 
 def peak_of(s, k):
-    return math.sqrt((1.0 - s) / k) if k > 0 and s < 1 else math.inf
+    """Where the curve peaks; 1 when it never rises above one worker."""
+    if k <= 0:
+        return math.inf
+    return max(1.0, math.sqrt(max(1.0 - s, 0.0) / k))
 
 
 def not_fitted(points, cpus):
@@ -74,8 +77,9 @@ def fit(points):
     errors = numpy.sqrt(numpy.diag(covariance))
     intervals = [None, None]
     if dof > 0 and numpy.isfinite(errors).all():
+        # Within the parameters' own bounds, [0, 1], like the fit.
         half = stats.t.ppf(0.975, dof) * errors
-        intervals = [(max(0.0, p - h), p + h)
+        intervals = [(max(0.0, p - h), min(1.0, p + h))
                      for p, h in zip((s, k), half)]
     return Fit(float(s), float(k), intervals[0], intervals[1],
                peak_of(s, k), _peak_interval(s, k, covariance, dof),

@@ -175,8 +175,13 @@ def _bound(number):
 
 
 def fit_text(fit):
-    peak = ("peak %s %s" % (_bound(fit.peak), interval_text(
-        fit.peak_interval, _bound)) if fit.k > 0 else "no peak (k=0)")
+    if fit.k <= 0:
+        peak = "no peak (k=0)"
+    elif fit.peak <= 1.0:
+        peak = "peak at 1 (no count is faster than one)"
+    else:
+        peak = "peak %s %s" % (_bound(fit.peak), interval_text(
+            fit.peak_interval, _bound))
     return "s=%s %s, k=%s %s, %s" % (
         cells.significant(fit.s), interval_text(fit.s_interval),
         cells.significant(fit.k), interval_text(fit.k_interval),
