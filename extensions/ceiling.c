@@ -3,14 +3,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
+#include "calibrate.h"
 #include "ceiling.h"
 #include "xorshift.h"
 
 /* 128 bytes, not 64: Intel's adjacent-line prefetcher pulls 64-byte lines
  * in pairs, and Apple's M-series cores have 128-byte lines. */
 #define CL_LINE 128
-#define CL_ROUND_NS 1000000.0 /* one calibration round: ~1 ms */
-#define CL_ROUNDS 8
 
 struct cl_state {
     unsigned long long x;
@@ -63,41 +62,17 @@ static pthread_once_t calibrated = PTHREAD_ONCE_INIT;
 static double ns_per_iter = 1.0;
 static double calibration_ms = 0.0;
 
-static double
-now_ns(void)
+static void
+work_of(void *state, long iterations)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
+    cl_spin((cl_state *)state, iterations);
 }
 
-/* Wall nanoseconds of one cl_spin of ``iterations``. */
-static double
-spin_ns(cl_state *state, long iterations)
-{
-    double start = now_ns();
-    cl_spin(state, iterations);
-    return now_ns() - start;
-}
-
-/* Double a round until it takes ~1 ms, then keep the fastest rate of a
- * few rounds: the least disturbed by other processes. */
 static void
 calibrate(void)
 {
     cl_state state = {XORSHIFT_SEED};
-    double start = now_ns(), rate, best;
-    long iterations = 1000;
-    int round;
-    while (spin_ns(&state, iterations) < CL_ROUND_NS)
-        iterations *= 2;
-    best = spin_ns(&state, iterations) / iterations;
-    for (round = 1; round < CL_ROUNDS; round++) {
-        rate = spin_ns(&state, iterations) / iterations;
-        best = rate < best ? rate : best;
-    }
-    ns_per_iter = best;
-    calibration_ms = (now_ns() - start) / 1e6;
+    ns_per_iter = calibrate_ns_per_iter(work_of, &state, &calibration_ms);
 }
 
 double

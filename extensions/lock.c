@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include "calibrate.h"
 #include "lock.h"
 #include "xorshift.h"
 
@@ -20,8 +21,6 @@
  * than cores, a pure spinner can burn whole time slices while the holder
  * is descheduled (and hang a 2-core machine's suite for seconds). */
 #define LK_SPINS_BEFORE_YIELD 1000
-#define LK_CALIBRATION_ROUNDS 8
-#define LK_CALIBRATION_NS 1000000.0 /* one round: ~1 ms of lk_work */
 
 #if defined(__linux__)
 #define LK_HAVE_ROBUST 1
@@ -242,40 +241,17 @@ static pthread_once_t calibrated = PTHREAD_ONCE_INIT;
 static double ns_per_iter = 1.0;
 static double calibration_ms = 0.0;
 
-static double
-now_ns(void)
+static void
+work_of(void *unused, long iters)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static double
-timed(long iters)
-{
-    double start = now_ns();
+    (void)unused;
     lk_work(iters);
-    return now_ns() - start;
 }
 
-/* Double the iterations until one round takes ~1 ms, then keep the fastest
- * of a few rounds: the least disturbed by other processes. */
 static void
 calibrate(void)
 {
-    double start = now_ns(), best, t;
-    long iters = 1000;
-    int i;
-    while ((t = timed(iters)) < LK_CALIBRATION_NS)
-        iters *= 2;
-    best = t / iters;
-    for (i = 0; i < LK_CALIBRATION_ROUNDS; i++) {
-        t = timed(iters) / iters;
-        if (t < best)
-            best = t;
-    }
-    ns_per_iter = best;
-    calibration_ms = (now_ns() - start) / 1e6;
+    ns_per_iter = calibrate_ns_per_iter(work_of, NULL, &calibration_ms);
 }
 
 double
