@@ -36,9 +36,9 @@ fraction from which the GRWL loses to the GIL.
 """
 import threading
 
-from gilbench.api import (Axis, CaseSpec, Unavailable, crossover, finding,
-                          import_extension, needs, perf_counter, ratio,
-                          record, recorded, scaling, speedup, table, threads,
+from gilbench.api import (Axis, CaseSpec, crossover, finding,
+                          import_extension, needs, perf_counter, ratio, record,
+                          recorded, scaling, speedup, table, threads,
                           throughput, worker_index)
 
 FAMILY = "grwl"

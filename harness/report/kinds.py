@@ -186,7 +186,6 @@ class Speedup(Value):
     a row (or column) of its own, at 1.00x."""
 
     def cell(self, lookup, dims):
-        over, baseline = self.spec["over"], self.spec["baseline"]
         measured = self.measure(lookup, dims)
         if isinstance(measured, Cell):
             return measured
@@ -522,8 +521,7 @@ class Best(Value):
             return Cell("%s (only one measured)" % ranked[0][0],
                         flags=cells.flags(ranked[0][1], significant=False),
                         significant=False)
-        (win, win_rec, win_m, win_s), (run, run_rec, run_m, run_s) = \
-            ranked[0], ranked[1]
+        (win, _, win_m, win_s), (run, _, run_m, run_s) = ranked[:2]
         margin = win_m / run_m if highest else run_m / win_m
         interval = None
         if win_s is not None and run_s is not None:

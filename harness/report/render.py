@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import jinja2
 
 from gilbench import templates
-from gilbench.report import cells, findings, intervals, layout, model, pivot
+from gilbench.report import cells, findings, layout, model, pivot
 from gilbench.report.text import one_line
 
 TEMPLATES = os.path.dirname(os.path.abspath(templates.__file__))
