@@ -47,6 +47,19 @@ def significant(number, digits=3):
     return "%.*f" % (max(decimals, 0), number)
 
 
+def spaced(*parts):
+    """The non-empty parts, one space apart."""
+    return " ".join(part for part in parts if part)
+
+
+def percent_change(ratio, interval):
+    """``+8.0% [+5.1%..+11.2%]``: a ratio of after to before as a change,
+    with its interval where there is one."""
+    span = ("[%+.1f%%..%+.1f%%]" % tuple((x - 1) * 100 for x in interval)
+            if interval else "")
+    return spaced("%+.1f%%" % ((ratio - 1) * 100), span)
+
+
 def factor(number):
     """A ratio or speedup: two decimals (``2.77``), three significant
     digits below 0.1 (``0.0119``), none from 100 (``158``)."""

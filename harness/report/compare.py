@@ -133,11 +133,8 @@ def _change_cell(change):
     if change.norm is None:
         return cells.missing("n/a: not measured on both sides")
     interval = kinds.ratio_interval(change.changed, change.base)
-    span = ("[%+.1f%%..%+.1f%%]" % tuple((x - 1) * 100 for x in interval)
-            if interval else "")
-    text = " ".join(part for part in (
-        "%+.1f%%" % change.percent, span,
-        "(%s)" % format_normalized_mean(change.norm)) if part)
+    text = cells.spaced(cells.percent_change(change.norm, interval),
+                        "(%s)" % format_normalized_mean(change.norm))
     significant = intervals.excludes(interval)
     return Cell(text, change.norm, interval=interval,
                 significant=significant,

@@ -122,19 +122,15 @@ def _interval(kind, dims, n, base_side, changed_side):
 def table(found, pair):
     rows = []
     for change in found:
-        span = ("[%+.1f%%..%+.1f%%]" % tuple((x - 1) * 100
-                                             for x in change.interval)
-                if change.interval else "")
-        flags = "" if change.interval and (
-            change.interval[0] > 1 or change.interval[1] < 1) else \
-            cells.NOT_SIGNIFICANT_MARK
+        ratio = change.changed / change.base
+        flags = cells.flags(significant=intervals.excludes(change.interval))
         rows.append([
             label("%s: %s" % (change.family, change.curve)),
             label(cells.significant(change.count)),
             Cell("%.2f" % change.base, change.base),
             Cell("%.2f" % change.changed, change.changed),
-            Cell(" ".join(p for p in ("%+.1f%%" % change.percent, span) if p),
-                 change.changed / change.base, flags=flags),
+            Cell(cells.percent_change(ratio, change.interval), ratio,
+                 flags=flags),
             label(change.fits[0]), label(change.fits[1])])
     return Table(
         title="Scaling: %s" % pair,

@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy
 
 from gilbench.report import cells, intervals
-from gilbench.report.cells import NOT_RUN
+from gilbench.report.cells import NOT_RUN, spaced
 from gilbench.report.model import Cell
 
 TABLE_KEYS = ("title", "rows", "columns", "per", "where", "cell", "note")
@@ -75,10 +75,6 @@ def interval_text(interval, number=cells.significant):
     return "[%s-%s]" % (number(interval[0]), number(interval[1]))
 
 
-def _spaced(*parts):
-    return " ".join(part for part in parts if part)
-
-
 def ratio_interval(numerator, denominator, factor=1.0):
     """The bootstrap interval of numerator mean / denominator mean x
     factor, or None when either has too few values."""
@@ -89,7 +85,7 @@ def ratio_interval(numerator, denominator, factor=1.0):
     return intervals.bounds(top / bottom * factor)
 
 
-def _compared(value, interval, *records):
+def _compared(interval, *records):
     """A comparison's Cell pieces: (flags, significant)."""
     significant = intervals.excludes(interval)
     return cells.flags(*records, significant=significant), significant
@@ -132,6 +128,28 @@ class Value:
         return self.describe(grid) + (" " + extra if extra else "")
 
 
+class Judged(Value):
+    """A kind whose table cell and finding answer share one computation:
+    ``judged`` gives a Cell without text (value, interval, flags) and what
+    the wording needs, or a Cell saying why there is none and None; the
+    cell words it in full (``wording``), the answer briefly (``brief``)."""
+
+    def judged(self, lookup, dims):
+        raise NotImplementedError
+
+    def cell(self, lookup, dims):
+        found, context = self.judged(lookup, dims)
+        if context is None:
+            return found
+        return replace(found, text=self.wording(found, context))
+
+    def answer(self, lookup, dims):
+        found, context = self.judged(lookup, dims)
+        if context is None:
+            return found
+        return replace(found, text=self.brief(found, context))
+
+
 class Throughput(Value):
     """Operations per second: ops_per_loop / mean."""
 
@@ -145,7 +163,7 @@ class Throughput(Value):
         means = intervals.SHARED.means(record)
         interval = (None if means is None
                     else intervals.bounds(record.ops_per_loop / means))
-        text = _spaced("%s %s/s" % (cells.si(rate), self.spec["unit"]),
+        text = spaced("%s %s/s" % (cells.si(rate), self.spec["unit"]),
                        interval_text(interval, cells.si))
         return Cell(text, rate, rate * record.rsd, cells.flags(record),
                     interval=interval)
@@ -169,7 +187,7 @@ class Recorded(Value):
         runs = record.recorded_runs.get(key, ())
         means = intervals.SHARED.means(record, runs)
         interval = None if means is None else intervals.bounds(means)
-        text = _spaced(cells.si(number) + (" " + unit if unit else ""),
+        text = spaced(cells.si(number) + (" " + unit if unit else ""),
                        interval_text(interval, cells.si))
         return Cell(text, number, None, cells.flags(record),
                     interval=interval)
@@ -180,34 +198,30 @@ class Recorded(Value):
                    intervals.NOTE.replace("pyperf values", "runs")))
 
 
-class Speedup(Value):
+class Speedup(Judged):
     """Baseline twin's mean / this mean (x this over / baseline over when
     ``scaled``).  ``over`` is an ordinary dimension here: the baseline has
     a row (or column) of its own, at 1.00x."""
 
-    def cell(self, lookup, dims):
+    def judged(self, lookup, dims):
         measured = self.measure(lookup, dims)
         if isinstance(measured, Cell):
-            return measured
+            return measured, None
         speedup, interval, this, base = measured
-        flags, significant = self._judged(speedup, interval, this, base)
-        text = _spaced(cells.factor(speedup) + "x", interval_text(interval),
-                       "(%s -> %s)" % (
-                           cells.format_quantity(base.mean, base.unit),
-                           cells.format_quantity(this.mean, this.unit)))
-        return Cell(text, speedup, speedup * math.hypot(this.rsd, base.rsd),
-                    flags, interval=interval, significant=significant)
+        flags, significant = self._flags(interval, this, base)
+        return Cell("", speedup, speedup * math.hypot(this.rsd, base.rsd),
+                    flags, interval=interval,
+                    significant=significant), (this, base)
 
-    def answer(self, lookup, dims):
-        measured = self.measure(lookup, dims)
-        if isinstance(measured, Cell):
-            return measured
-        speedup, interval, this, base = measured
-        flags, significant = self._judged(speedup, interval, this, base)
-        return Cell(_spaced(cells.factor(speedup) + "x",
-                            interval_text(interval)),
-                    speedup, None, flags, interval=interval,
-                    significant=significant)
+    def wording(self, found, context):
+        this, base = context
+        return spaced(self.brief(found, context), "(%s -> %s)" % (
+            cells.format_quantity(base.mean, base.unit),
+            cells.format_quantity(this.mean, this.unit)))
+
+    def brief(self, found, context):
+        return spaced(cells.factor(found.value) + "x",
+                       interval_text(found.interval))
 
     def measure(self, lookup, dims):
         """(speedup, interval, this record, baseline record), or a Cell
@@ -232,12 +246,12 @@ class Speedup(Value):
         return speedup, interval, this, base
 
     @staticmethod
-    def _judged(speedup, interval, this, base):
+    def _flags(interval, this, base):
         """(flags, significant); the baseline's own cell compares
         nothing, so it is neither."""
         if this is base:
             return cells.flags(this), None
-        return _compared(speedup, interval, this, base)
+        return _compared(interval, this, base)
 
     def describe(self, grid):
         over, baseline = self.spec["over"], self.spec["baseline"]
@@ -249,7 +263,7 @@ class Speedup(Value):
                        % (_equals(over, baseline), intervals.NOTE))
 
 
-class Ratio(Value):
+class Ratio(Judged):
     """Numerator twin / denominator twin over a consumed dimension."""
 
     @property
@@ -289,41 +303,32 @@ class Ratio(Value):
                                    self.spec["denominator"]))
         return numerator, denominator, reason, fallback
 
-    def measure(self, lookup, dims):
-        """A Cell without text (value, interval, flags), or one saying
-        why there is none; and the pair it divided."""
+    def judged(self, lookup, dims):
+        """A Cell without text and the pair it divided, or a Cell saying
+        why there is none and None."""
         numerator, denominator, reason, fallback = self.pair(lookup, dims)
         if numerator is None or denominator is None:
             return Cell(reason, missing=True, fallback=fallback), None
         ratio = numerator.mean / denominator.mean
         interval = ratio_interval(numerator, denominator)
-        flags, significant = _compared(ratio, interval, numerator,
-                                       denominator)
+        flags, significant = _compared(interval, numerator, denominator)
         return Cell("", ratio,
                     ratio * math.hypot(numerator.rsd, denominator.rsd),
                     flags, fallback=fallback, interval=interval,
                     significant=significant), (numerator, denominator)
 
-    def cell(self, lookup, dims):
-        found, pair = self.measure(lookup, dims)
-        if pair is None:
-            return found
+    def wording(self, found, pair):
         numerator, denominator = pair
-        text = _spaced(cells.factor(found.value),
-                       interval_text(found.interval),
-                       "(%s/%s)" % (
+        return spaced(cells.factor(found.value),
+                       interval_text(found.interval), "(%s/%s)" % (
                            cells.format_quantity(numerator.mean,
                                                  numerator.unit),
                            cells.format_quantity(denominator.mean,
                                                  denominator.unit)))
-        return replace(found, text=text)
 
-    def answer(self, lookup, dims):
-        found, pair = self.measure(lookup, dims)
-        if pair is None:
-            return found
-        return replace(found, text=_spaced(cells.factor(found.value) + "x",
-                                           interval_text(found.interval)))
+    def brief(self, found, pair):
+        return spaced(cells.factor(found.value) + "x",
+                       interval_text(found.interval))
 
     def division(self):
         over = self.spec["over"]
@@ -416,9 +421,9 @@ class Crossover(Ratio):
             same = found.interval is not None and (
                 found.interval[0] == found.interval[1]
                 and math.isinf(found.interval[0]))
-            return _spaced(x, "" if same
+            return spaced(x, "" if same
                            else self._interval_text(found.interval))
-        return _spaced(cells.significant(x), self.unit(),
+        return spaced(cells.significant(x), self.unit(),
                        self._interval_text(found.interval))
 
     def _interval_text(self, interval):
@@ -467,7 +472,7 @@ def _ratio_samples(numerator, denominator):
     return None if top is None or bottom is None else top / bottom
 
 
-class Best(Value):
+class Best(Judged):
     """Which value of ``over`` gives the lowest (highest) ``of`` cell, and
     by what factor over the runner-up: runner-up / winner (winner /
     runner-up for the highest), so the margin is >= 1; significant when
@@ -511,16 +516,16 @@ class Best(Value):
         ops = record.ops_per_loop if of["per_op"] else 1
         return (record.mean / ops, None if means is None else means / ops)
 
-    def measure(self, lookup, dims):
+    def judged(self, lookup, dims):
         found, reasons = self.candidates(lookup, dims)
         if not found:
-            return cells.missing(reasons[0])
+            return cells.missing(reasons[0]), None
         highest = self.spec["pick"] == "highest"
         ranked = sorted(found, key=lambda c: c[2], reverse=highest)
         if len(ranked) == 1:
             return Cell("%s (only one measured)" % ranked[0][0],
                         flags=cells.flags(ranked[0][1], significant=False),
-                        significant=False)
+                        significant=False), None
         (win, _, win_m, win_s), (run, _, run_m, run_s) = ranked[:2]
         margin = win_m / run_m if highest else run_m / win_m
         interval = None
@@ -528,35 +533,29 @@ class Best(Value):
             interval = intervals.bounds(win_s / run_s if highest
                                         else run_s / win_s)
         significant = intervals.excludes(interval)
-        return Cell("", margin, flags=cells.flags(
+        # The number is a margin, not something to plot along the rows:
+        # the cell has no value, its wording carries the margin.
+        return Cell("", None, flags=cells.flags(
             *[c[1] for c in found], significant=significant),
-            interval=interval, significant=significant), (win, run)
+            interval=interval, significant=significant), (win, run, margin)
 
     def _word(self):
         of, pick = self.spec["of"]["kind"], self.spec["pick"]
         ahead = (of == "value") == (pick == "lowest")
         return "ahead" if ahead else "the next"
 
-    def cell(self, lookup, dims):
-        found = self.measure(lookup, dims)
-        if isinstance(found, Cell):
-            return found
-        found, (winner, runner_up) = found
-        text = _spaced("%s, %sx" % (winner, cells.factor(found.value)),
+    def wording(self, found, context):
+        winner, runner_up, margin = context
+        return spaced("%s, %sx" % (winner, cells.factor(margin)),
                        interval_text(found.interval),
                        "%s %s" % ("ahead of" if self._word() == "ahead"
                                   else "over", runner_up))
-        # The number is a margin, not something to plot along the rows.
-        return replace(found, text=text, value=None)
 
-    def answer(self, lookup, dims):
-        found = self.measure(lookup, dims)
-        if isinstance(found, Cell):
-            return found
-        found, (winner, _) = found
-        return replace(found, text=_spaced(
-            "%s, %sx %s" % (winner, cells.factor(found.value), self._word()),
-            interval_text(found.interval)), value=None)
+    def brief(self, found, context):
+        winner, _, margin = context
+        return spaced("%s, %sx %s" % (winner, cells.factor(margin),
+                                       self._word()),
+                       interval_text(found.interval))
 
     def describe(self, grid):
         of = self.spec["of"]

@@ -2,10 +2,9 @@
 ideal or against this machine's ceiling, and the scalability-law fit."""
 from __future__ import annotations
 
-from dataclasses import replace
-
 from gilbench import resultformat as fmt
 from gilbench.report import cells, intervals, scalability
+from gilbench.report.cells import spaced
 from gilbench.report.kinds import Speedup, interval_text
 from gilbench.report.model import INTERPRETER, Cell
 
@@ -66,7 +65,7 @@ class Efficiency(Speedup):
             return None
         return intervals.bounds(means[0] / means[1] / (means[2] / means[3]))
 
-    def _judged_cell(self, lookup, dims):
+    def judged(self, lookup, dims):
         found = self.efficiency(lookup, dims)
         if isinstance(found, Cell):
             return found, None
@@ -79,22 +78,13 @@ class Efficiency(Speedup):
         return Cell("", value, flags=flags, interval=interval,
                     significant=significant), (reference, speedup)
 
-    def cell(self, lookup, dims):
-        found, extra = self._judged_cell(lookup, dims)
-        if extra is None:
-            return found
-        reference, speedup = extra
-        return replace(found, text=" ".join(part for part in (
-            "%.2f" % found.value, interval_text(found.interval),
-            "(%.2fx of %s)" % (speedup, _times(reference)))
-            if part))
+    def wording(self, found, context):
+        reference, speedup = context
+        return spaced(self.brief(found, context),
+                       "(%.2fx of %s)" % (speedup, _times(reference)))
 
-    def answer(self, lookup, dims):
-        found, extra = self._judged_cell(lookup, dims)
-        if extra is None:
-            return found
-        return replace(found, text=" ".join(part for part in (
-            "%.2f" % found.value, interval_text(found.interval)) if part))
+    def brief(self, found, context):
+        return spaced("%.2f" % found.value, interval_text(found.interval))
 
     def describe(self, grid):
         over, baseline = self.spec["over"], self.spec["baseline"]
