@@ -40,7 +40,8 @@ class ScalingChange:
 
 
 def _curves(kind, records, over):
-    """{curve dims (without over): Lookup} for one file's family."""
+    """{key: the dims of a curve (all but ``over`` and the interpreter)}
+    among one file's records of the family."""
     anchors = [r for r in records
                if over in r.dims and pivot.matches(r, kind.declaration[
                    "where"])]
@@ -52,10 +53,10 @@ def _curves(kind, records, over):
     return found
 
 
-def _side(kind, records, dims, interpreter):
-    lookup = Lookup(records)
+def _speedups(kind, lookup, dims, interpreter):
+    """{N: speedup} of one curve in one file."""
     points, _ = kind.points(lookup, {**dims, INTERPRETER: interpreter})
-    return lookup, {n: s for n, s, _ in points}
+    return {n: s for n, s, _ in points}
 
 
 def _fit_text(kind, lookup, dims, interpreter):
@@ -81,12 +82,12 @@ def _declaration_changes(family, declaration, base_file, changed_file):
     kind = kindmap.make(declaration, base_file.axes.get(family, {}))
     sides = [[r for r in f.records if r.dims["family"] == family
               and r.measured] for f in (base_file, changed_file)]
+    base_lookup, changed_lookup = [Lookup(records) for records in sides]
     found = []
-    curves = _curves(kind, sides[0], over)
-    for key, dims in curves.items():
-        (base_lookup, base), (changed_lookup, changed) = [
-            _side(kind, records, dims, f.interpreter)
-            for records, f in zip(sides, (base_file, changed_file))]
+    for dims in _curves(kind, sides[0], over).values():
+        base = _speedups(kind, base_lookup, dims, base_file.interpreter)
+        changed = _speedups(kind, changed_lookup, dims,
+                            changed_file.interpreter)
         common = sorted(set(base) & set(changed) - {1})
         if not common:
             continue

@@ -63,15 +63,15 @@ def point(kind, at, records):
     return dims, None
 
 
-def answer(declaration, axes, records, interpreter, ceiling=None):
+def answer(kind, at, records, lookup, interpreter):
     """One finding's Cell for one result file's records of its family
-    (``ceiling``: a Lookup of the ceiling family's records)."""
-    kind = kindmap.make({"cell": declaration["cell"], "note": ""}, axes,
-                        ceiling)
-    dims, reason = point(kind, declaration["at"], records)
+    (``lookup`` finds among them), computed by ``kind`` near ``at``."""
+    if not records:
+        return cells.missing(cells.NOT_RUN)
+    dims, reason = point(kind, at, records)
     if dims is None:
         return cells.missing(reason)
-    return kind.answer(Lookup(records), {**dims, INTERPRETER: interpreter})
+    return kind.answer(lookup, {**dims, INTERPRETER: interpreter})
 
 
 def evidence_title(declaration, tables):
@@ -121,11 +121,14 @@ def findings_table(results, families):
         findings, tables, axes = found[family]
         per_file = [[r for r in result.records
                      if r.dims["family"] == family] for result in results]
+        lookups = [Lookup(records) for records in per_file]
         for declaration in findings:
-            answers = [answer(declaration, axes, records, result.interpreter,
-                              ceiling)
-                       if records else cells.missing(cells.NOT_RUN)
-                       for records, result in zip(per_file, results)]
+            kind = kindmap.make({"cell": declaration["cell"], "note": ""},
+                                axes, ceiling)
+            answers = [answer(kind, declaration["at"], records, lookup,
+                              result.interpreter)
+                       for records, lookup, result
+                       in zip(per_file, lookups, results)]
             table.rows.append(Finding(
                 family, declaration["question"], declaration, answers,
                 evidence_title(declaration, tables)))
