@@ -36,7 +36,7 @@ CALL_US = 50.0
 COUNTS = (1, 2, 3, 4, 5)  # the gil family's thread counts
 QUICK_COUNTS = (1, 2)
 # Every speedup divides by the 1-worker value: more values per process
-# than the harness default (3); it cost 8 s more here (21.7 -> 29.6 s).
+# than the harness default (3) steady it.
 SIZING = ["-n", "6"]
 
 

@@ -376,11 +376,11 @@ def ceiling_curves(tables):
 
 
 def figure(tables, gid, ceiling=None):
-    """One Plot for the tables of one declaration: a facet (small
-    multiple) per table that holds a number, on shared y axes, the same
-    colour for a series (an interpreter) in every facet; None when no
-    table holds a number.  Each facet's axes have the gid
-    ``<gid>-f<k>``."""
+    """One Plot for the tables of one declaration: its ``facets`` (small
+    multiples) on shared y axes, the same colour for a series (an
+    interpreter) in every facet; None when no table holds a number.  Each
+    facet's axes have the gid ``<gid>-f<k>``; ``ceiling`` is
+    ``ceiling_curves``' result, drawn in speedups along a count axis."""
     from matplotlib import rc_context
     from matplotlib.figure import Figure
 
@@ -397,7 +397,7 @@ def figure(tables, gid, ceiling=None):
               for p in one.points]
     log = kind in ("value", "throughput") and _wide_range(values)
     # A fixed title height: placing it above the axis's ticks would measure
-    # every facet's tick labels again (a fifth of the drawing time).
+    # every facet's tick labels again.
     with rc_context({"svg.fonttype": "none", "svg.hashsalt": gid,
                      "font.family": "sans-serif", "font.size": 8,
                      "axes.titley": 1.0, "axes.titlepad": 4}):
