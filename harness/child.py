@@ -98,6 +98,20 @@ def _wait(process, timeout):
     return process.returncode
 
 
+def call(cmd, timeout, memory_limit_mb, output_path):
+    """Run ``cmd`` as a benchmark program is run (its own session, dying
+    with us, under the memory limit), its stdout and stderr to
+    ``output_path``; its exit code, or None when it was killed at
+    ``timeout`` seconds."""
+    with open(output_path, "w") as output:
+        process = subprocess.Popen(
+            cmd, stdout=output, stderr=subprocess.STDOUT,
+            preexec_fn=_preexec(memory_limit_mb))
+        code = _wait(process, timeout)
+    lifelines.reap_orphans()  # e.g. a process the case forked and left
+    return code
+
+
 _WORKER_KILLED = re.compile(r"failed with exit code -(\d+)")
 _WRAPPER = re.compile(r"failed with exit code -?\d+$")
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b")
@@ -153,13 +167,8 @@ def run_one(bench, args, pyperf_options, journal, index, echo=True):
     stderr_path = journal.work_file(index, "stderr")
     status = journal.work_file(index, "status")
     # stdout too: pyperf's workers say what went wrong ("ERROR: ...") there.
-    with open(stderr_path, "w") as stderr:
-        process = subprocess.Popen(
-            command(bench, args, pyperf_options, output, status),
-            stdout=stderr, stderr=subprocess.STDOUT,
-            preexec_fn=_preexec(args.memory_limit))
-        code = _wait(process, args.timeout)
-    lifelines.reap_orphans()  # e.g. a process the case forked and left
+    code = call(command(bench, args, pyperf_options, output, status),
+                args.timeout, args.memory_limit, stderr_path)
     refused = _status_reason(status)
     if refused:
         return refused

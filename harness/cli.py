@@ -1,4 +1,4 @@
-"""Command line: ``gilbench {run,list,report} ...``.
+"""Command line: ``gilbench {run,timeit,list,report,compare} ...``.
 
 Every user-facing error is a UsageError, printed as one line with exit
 code 2 by :func:`main`.
@@ -10,14 +10,17 @@ import os
 import signal
 import sys
 
+from gilbench import runoptions
 from gilbench.errors import (OneLineErrorParser, UsageError,
                              exit_with_usage_error)
 
-COMMANDS = ("run", "list", "report", "compare")
+COMMANDS = ("run", "timeit", "list", "report", "compare")
 USAGE = """usage: gilbench COMMAND [options]
 
 commands:
   run     run the selected cases under pyperf into one result JSON
+  timeit  does this statement scale? run it in 1..N threads (and
+          processes) against this machine's ceiling, and say
   list    print the registered cases and whether they can run here
   report  render tables (RST / Markdown / HTML) from result JSON
           (Python >= 3.9)
@@ -70,51 +73,23 @@ def run_parser():
         description="Run cases under pyperf. Options not listed here are "
         "passed to pyperf (e.g. --fast, --rigorous, -p 5, --affinity 1).")
     _add_selection_options(parser)
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="result JSON (default: results/<python>.json); "
-                        "replaced only when the run wrote something")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        default=600.0,
-                        help="kill a benchmark that runs longer "
-                        "(default: %(default)s)")
-    parser.add_argument("--pin-threads", action="store_true",
-                        help="pin thread (or process) i to usable CPU "
-                        "i mod ncpus")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="no progress on stderr and no per-benchmark "
-                        "lines; the summary only")
-    parser.add_argument("--resume", action="store_true",
-                        help="finish an interrupted run (same output, "
-                        "selection and settings) from its journal")
-    parser.add_argument("--restart", action="store_true",
-                        help="discard an interrupted run's journal and "
-                        "start over")
-    parser.add_argument("--memory-limit", type=int, metavar="MB",
-                        default=default_memory_limit(),
-                        help="address-space limit of each benchmark's "
-                        "processes; 0 for none (default: half the "
-                        "machine's memory, %(default)s)")
+    runoptions.add_run_options(
+        parser, "result JSON (default: results/<python>.json); replaced "
+        "only when the run wrote something")
     return parser
-
-
-def default_memory_limit():
-    """Half the machine's memory, in MB: a case that exhausts memory fails
-    alone instead of taking the machine down."""
-    import psutil
-    return int(psutil.virtual_memory().total / 2 / 1024 / 1024)
 
 
 def cmd_run(argv):
     from gilbench import run
     args, pyperf_options = run_parser().parse_known_args(argv)
-    if not args.timeout > 0:  # also refuses NaN
-        raise UsageError("--timeout must be positive")
-    if args.memory_limit < 0:
-        raise UsageError("--memory-limit must be 0 (none) or positive")
-    if args.resume and args.restart:
-        raise UsageError("--resume and --restart exclude each other")
+    runoptions.check_run_options(args)
     args.params = parse_params(args)
     return run.run(args, pyperf_options)
+
+
+def cmd_timeit(argv):
+    from gilbench import timeitcmd
+    return timeitcmd.main(argv)
 
 
 def cmd_list(argv):
@@ -175,8 +150,9 @@ def main(argv=None):
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if argv else 2
-    handlers = {"run": cmd_run, "list": cmd_list, "report": cmd_report,
-                "compare": cmd_compare, "bench": cmd_bench}
+    handlers = {"run": cmd_run, "timeit": cmd_timeit, "list": cmd_list,
+                "report": cmd_report, "compare": cmd_compare,
+                "bench": cmd_bench}
     handler = handlers.get(argv[0])
     try:
         if handler is None:

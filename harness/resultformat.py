@@ -61,5 +61,7 @@ DEFAULT_ORDER = 100  # a family that declares no ORDER
 # in every scaling figure: its case, and its variant per driver.
 CEILING_FAMILY = "ceiling"
 CEILING_CASE = "spin"
+# The family ``gilbench timeit`` generates from a statement.
+TIMEIT_FAMILY = "timeit"
 MISSING_KEY = "gilbench_missing"
 NAME_PARTS = ("family", "case", "variant", "backend")

@@ -1,0 +1,144 @@
+"""What ``gilbench timeit`` prints: a few lines answering "does this
+statement scale?" from its result file.
+
+Every number is a cell of the report's own kinds (value, speedup,
+efficiency against the ideal and against this machine's ceiling, the
+scalability-law fit), with their bootstrap intervals and flags, so the
+lines say what ``gilbench report`` says of the same file.  The verdict
+on the GIL reads the speedup at the largest count within the usable CPUs
+against the ceiling's there, with the CPU utilisation as evidence.
+"""
+from __future__ import annotations
+
+from gilbench import resultformat as fmt
+from gilbench.report import cells, kindmap, loader, pivot
+from gilbench.report.lookup import Lookup
+from gilbench.report.model import COUNT_AXES
+from gilbench.tables import CEILING, IDEAL, efficiency, scaling, speedup
+
+# The share of the ceiling's gain (speedup - 1) from which a statement
+# runs in parallel, and up to which it does not: in between, partly.
+PARALLEL_SHARE = 0.75
+SERIAL_SHARE = 0.25
+# Below this ceiling speedup the machine gave no parallelism to judge by.
+MIN_CEILING = 1.2
+_ONE = {"threads": "thread", "processes": "process"}
+
+
+def _kind(cell, results):
+    return kindmap.make({"cell": cell, "note": ""},
+                        pivot.family_axes(results, fmt.TIMEIT_FAMILY),
+                        pivot.ceiling_lookup(results))
+
+
+class Curve:
+    """One driver's records of the statement and the cells along it."""
+
+    def __init__(self, axis, records, results, gil_on):
+        self.axis = axis
+        self.gil_on = gil_on  # the runs' GIL state (python_gil)
+        self.lookup = Lookup(records)
+        self.base = {k: v for k, v in records[0].dims.items() if k != axis}
+        self.counts = sorted({r.dims[axis] for r in records})
+        self.speedup = _kind(speedup(over=axis, baseline=1, scaled=True), results)
+        self.ideal = _kind(efficiency(over=axis, against=IDEAL), results)
+        self.ceiling = _kind(efficiency(over=axis, against=CEILING), results)
+        self.fit = _kind(scaling(over=axis), results)
+
+    def dims(self, count):
+        return {**self.base, self.axis: count}
+
+    def named(self, count):
+        return "%d %s" % (count, self.axis if count > 1 else _ONE[self.axis])
+
+    def line(self, count):
+        record, reason = self.lookup.get(self.dims(count))
+        if record is None:
+            return "%s: %s" % (self.named(count), reason)
+        used = "CPU %s" % cells.cpu(record).text
+        if count == 1:
+            return "%s: %s per run of the statement, %s" % (
+                self.named(count), cells.raw(record).display, used)
+        dims = self.dims(count)
+        faster = self.speedup.answer(self.lookup, dims)
+        return "%s: %s as fast as 1; efficiency %s against the ideal, " \
+               "%s against this machine's ceiling; %s" % (
+                   self.named(count), faster.display,
+                   self.ideal.cell(self.lookup, dims).display,
+                   self.ceiling.cell(self.lookup, dims).display, used)
+
+    def fitted(self):
+        return "Scalability law over %s: %s" % (
+            self.axis, self.fit.cell(self.lookup, self.base).display)
+
+    def lines(self):
+        return ([self.line(n) for n in self.counts] + [self.fitted()]
+                + [verdict(self)])
+
+
+def _judged_count(curve):
+    """The largest count above 1 within the usable CPUs with a speedup."""
+    for count in reversed(curve.counts):
+        record, _ = curve.lookup.get(curve.dims(count))
+        if count > 1 and record is not None and not record.oversubscribed:
+            return count, record
+    return None, None
+
+
+def verdict(curve):
+    """Whether the statement runs in parallel, with the evidence."""
+    count, record = _judged_count(curve)
+    if count is None:
+        return ("Parallel? Cannot tell: no count from 2 up to the usable "
+                "CPUs was measured.")
+    dims = curve.dims(count)
+    faster = curve.speedup.answer(curve.lookup, dims)
+    evidence = "%s used %s CPU and ran %s as fast as 1" % (
+        curve.named(count), cells.cpu(record).text, faster.display)
+    reference = _ceiling_speedup(curve, dims) or float(count)
+    if reference < MIN_CEILING:
+        return ("Parallel? Cannot tell: this machine's ceiling at %s was "
+                "%.2fx (its CPUs are busy elsewhere); %s." % (
+                    curve.named(count), reference, evidence))
+    share = (faster.value - 1.0) / max(reference - 1.0, 1e-9)
+    gil = curve.axis == "threads" and curve.gil_on
+    if faster.significant and share >= PARALLEL_SHARE:
+        said = "runs in parallel" + (" (it appears to release the GIL)"
+                                     if gil else "")
+    elif not faster.significant or share <= SERIAL_SHARE:
+        said = "does not run in parallel" + (
+            " (it appears to hold the GIL)" if gil else
+            " (something serialises it: a lock, shared objects' "
+            "reference counts, the memory system)")
+    else:
+        said = "runs partly in parallel" + (
+            " (part of it appears to hold the GIL)" if gil else "")
+    if faster.significant is None:
+        said += "? (too few values to tell)"
+    return "Parallel? %s (this machine's ceiling: %.2fx): the statement " \
+           "%s." % (evidence, reference, said)
+
+
+def _ceiling_speedup(curve, dims):
+    found = curve.ceiling.efficiency(curve.lookup, dims)
+    return None if isinstance(found, cells.Cell) else found[2]
+
+
+def lines(path, stmt):
+    """The answers for the timeit result at ``path``."""
+    results = loader.load_results([path])
+    result = results[0]
+    mine = [r for r in result.records
+            if r.dims["family"] == fmt.TIMEIT_FAMILY]
+    cpus = max((r.cpus_usable for r in result.records), default=0)
+    gil = result.facts.get("gil", "?")
+    found = ["%s -- %s, %d usable CPUs, GIL %s:" % (
+        stmt.splitlines()[0] if stmt.strip() else stmt,
+        result.interpreter, cpus, gil)]
+    for axis in COUNT_AXES:
+        records = [r for r in mine if r.dims["variant"] == axis]
+        if records:
+            found += ["  " + line
+                      for line in Curve(axis, records, results,
+                                        gil != "disabled").lines()]
+    return found

@@ -1,0 +1,48 @@
+"""The options ``run`` and ``timeit`` share: where the result goes, the
+per-benchmark limits, the journal, and how much is said while running.
+
+One parser builder and one check, so the two commands cannot drift apart.
+"""
+from gilbench.errors import UsageError
+
+
+def default_memory_limit():
+    """Half the machine's memory, in MB: a case that exhausts memory fails
+    alone instead of taking the machine down."""
+    import psutil
+    return int(psutil.virtual_memory().total / 2 / 1024 / 1024)
+
+
+def add_run_options(parser, output_help):
+    parser.add_argument("-o", "--output", metavar="FILE", help=output_help)
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        default=600.0,
+                        help="kill a benchmark that runs longer "
+                        "(default: %(default)s)")
+    parser.add_argument("--pin-threads", action="store_true",
+                        help="pin thread (or process) i to usable CPU "
+                        "i mod ncpus")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress on stderr and no per-benchmark "
+                        "lines; the summary only")
+    parser.add_argument("--resume", action="store_true",
+                        help="finish an interrupted run (same output, "
+                        "selection and settings) from its journal")
+    parser.add_argument("--restart", action="store_true",
+                        help="discard an interrupted run's journal and "
+                        "start over")
+    parser.add_argument("--memory-limit", type=int, metavar="MB",
+                        default=default_memory_limit(),
+                        help="address-space limit of each benchmark's "
+                        "processes; 0 for none (default: half the "
+                        "machine's memory, %(default)s)")
+
+
+def check_run_options(args):
+    """One line for a setting no run can use."""
+    if not args.timeout > 0:  # also refuses NaN
+        raise UsageError("--timeout must be positive")
+    if args.memory_limit < 0:
+        raise UsageError("--memory-limit must be 0 (none) or positive")
+    if args.resume and args.restart:
+        raise UsageError("--resume and --restart exclude each other")
