@@ -242,15 +242,19 @@ def run_metadata(python_version, implementation="cpython", cpus_usable=2,
 def gil_benchmark(dimensions, values, python_version, implementation="cpython",
                   cpus_usable=2, missing=None, cpu_utilisation=None,
                   extra=None, **kwargs):
-    """A pyperf.Benchmark of one run with ``values``; ``extra`` is per-run
-    metadata (e.g. python_gil), kwargs go to benchmark_metadata."""
+    """A pyperf.Benchmark of one run with ``values`` (a list of lists:
+    one run, i.e. worker process, each); ``extra`` is per-run metadata
+    (e.g. python_gil), kwargs go to benchmark_metadata."""
     import pyperf
 
     metadata = benchmark_metadata(dimensions, **kwargs)
     metadata.update(run_metadata(python_version, implementation, cpus_usable,
                                  cpu_utilisation, missing, extra))
-    run = pyperf.Run(list(values), metadata=metadata, collect_metadata=False)
-    return pyperf.Benchmark([run])
+    per_run = values if values and isinstance(values[0], (list, tuple)) \
+        else [values]
+    return pyperf.Benchmark([
+        pyperf.Run(list(run), metadata=metadata, collect_metadata=False)
+        for run in per_run])
 
 
 DEFAULT_BENCHMARKS = [(gil("trivial", "gil", "cython", 1), [1e-6, 1e-6]),

@@ -134,3 +134,62 @@ def test_bad_input(tmp_path, sides):
     # A directory where no file can be made, even as root.
     result = run_harness("compare", base, base, "-o", "/proc/out.html")
     assert_one_line_usage_error(result)
+
+
+# -- significance over worker processes --------------------------------------
+
+def processes(*means, spread=0.01, values=3):
+    """One list of values per worker process around each mean."""
+    return [[m * (1 + spread * (i - (values - 1) / 2.0))
+             for i in range(values)] for m in means]
+
+
+def test_processes_that_disagree_between_runs_are_not_a_change(tmp_path):
+    """An A/A pair as 3.11 made it: GIL hand-off luck put both processes
+    of one run near 120 ns and both of the other near 450 ns."""
+    name = gil("trivial", "nogil", "cython", 2)
+    a = write_result(tmp_path / "a", "a.json", "3.11.7",
+                     [(name, processes(122.5e-9, 119.9e-9))])
+    b = write_result(tmp_path / "b", "b.json", "3.11.7",
+                     [(name, processes(543e-9, 408e-9))])
+    (change,) = compare.compare([str(a)], [str(b)]).changes
+    assert change.percent > 200 and change.significant is False
+    # Values tested as independent draws would have called it.
+    from scipy import stats
+    flat = stats.ttest_ind(change.changed.values, change.base.values)
+    assert flat.pvalue < 1e-6
+    result = run_harness("compare", a, b, "--fail-above", "10")
+    assert result.code == 0, result
+
+
+def test_a_slowdown_every_process_shows_is_significant(tmp_path):
+    name = gil("trivial", "nogil", "cython", 1)
+    a = write_result(tmp_path / "a", "a.json", "3.11.7",
+                     [(name, processes(100e-9, 102e-9, 99e-9))])
+    b = write_result(tmp_path / "b", "b.json", "3.11.7",
+                     [(name, processes(130e-9, 133e-9, 129e-9))])
+    (change,) = compare.compare([str(a)], [str(b)]).changes
+    assert change.significant is True and change.slower
+    result = run_harness("compare", a, b, "--fail-above", "10",
+                         "--format", "md")
+    assert result.code == 1, result
+    assert "yes (t=" in result.stdout and "q=" in result.stdout
+
+
+def test_many_unchanged_benchmarks_are_adjusted_for_multiplicity(tmp_path):
+    """40 benchmarks whose process means all come from one distribution:
+    some raw p fall below 5% by chance; after Benjamini-Hochberg none is
+    called."""
+    import numpy
+    generator = numpy.random.default_rng(7)
+    sides = []
+    for side in ("a", "b"):
+        benchmarks = [(gil("trivial", "gil", "cython", n),
+                       processes(*(1e-6 * generator.normal(1, 0.1, 4))))
+                      for n in range(1, 41)]
+        sides.append(write_result(tmp_path / side, side + ".json", "3.11.7",
+                                  benchmarks))
+    found = compare.compare([str(sides[0])], [str(sides[1])]).changes
+    assert len(found) == 40
+    assert any(c.p < 0.05 for c in found)
+    assert not any(c.significant for c in found)

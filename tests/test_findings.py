@@ -292,3 +292,20 @@ def test_speedup_finding_and_its_baseline(tmp_path):
         (dims("ex", "batch", "p", "py", method="interp"), spread(1e-3, .01))],
     )[question]
     assert plain(cell.text) == "4.00x" and cell.significant is True
+
+
+def test_intervals_resample_processes_then_values():
+    """Two processes that disagree widen the interval of the mean to
+    about their span; the same values as one process do not."""
+    from gilbench.report import intervals
+    from gilbench.report.model import Record
+    runs = ((1.0, 1.01, 0.99), (2.0, 2.01, 1.99))
+    flat = sum(runs, ())
+    split = Record("x", {"family": "x"}, mean=1.5, values=flat,
+                   run_values=runs)
+    one = Record("y", {"family": "y"}, mean=1.5, values=flat,
+                 run_values=(flat,))
+    low, high = intervals.bounds(intervals.Resampler().means(split))
+    assert low < 1.05 and high > 1.95
+    low, high = intervals.bounds(intervals.Resampler().means(one))
+    assert low > 1.1 and high < 1.9

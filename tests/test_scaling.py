@@ -153,6 +153,33 @@ def test_a_slower_two_thread_copy_fails_the_gate_an_aa_copy_passes(
     assert "Scaling: CPython 3.11" in passed.stdout
 
 
+def test_the_gate_needs_a_drop_the_processes_agree_on(tmp_path):
+    """Two processes a side, as a default run has: process luck between
+    runs (both 2-thread processes slow in one run) passes the gate; a
+    slowdown every process shows fails it."""
+    from helpers import run_harness
+
+    def per_process(*means):
+        return [[m * (1 + 0.01 * i) for i in (-1, 0, 1)] for m in means]
+
+    decl = [table("fit", rows="variant", cell=scaling(over="threads"))]
+    sides = {"base": (1e-6, 1.02e-6, 1.1e-6, 1.12e-6),
+             "luck": (1e-6, 1.02e-6, 4.4e-6, 3.3e-6),
+             "slow": (1e-6, 1.02e-6, 1.43e-6, 1.46e-6)}
+    for side, (a, b, c, d) in sides.items():
+        write_result(tmp_path / side, "py311.json", "3.11.7",
+                     [(work(1), per_process(a, b)),
+                      (work(2), per_process(2 * c, 2 * d))],
+                     tables=decl, cpus_usable=8)
+    luck = run_harness("compare", tmp_path / "base", tmp_path / "luck",
+                       "--fail-efficiency-drop", "10")
+    assert luck.code == 0, luck
+    slow = run_harness("compare", tmp_path / "base", tmp_path / "slow",
+                       "--fail-efficiency-drop", "10")
+    assert slow.code == 1, slow
+    assert "significant efficiency drop" in slow.stderr
+
+
 def test_the_html_page_draws_efficiency_and_the_ceiling(tmp_path):
     from gilbench.report import render
     from gilbench.tables import speedup

@@ -3,34 +3,45 @@ benchmark of a matrix faster or slower, and is that real?
 
 Benchmarks are paired by their dimensions (name parts and axes, read from
 metadata); files by interpreter label when a side holds several.  The
-change is pyperf's normalized mean (changed mean / base mean) and its
-significance pyperf's own two-sample t-test; the geometric mean per family
-is pyperf's too.  Nothing here computes a statistic itself.
+change is pyperf's normalized mean (changed mean / base mean), and the
+geometric mean per family is pyperf's too.  Significance is tested on
+worker processes, not values (see SIGNIFICANCE): values of one process
+are not independent draws, and testing them as if they were called 28%
+of an A/A pair's benchmarks significant.
 """
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
 
+import numpy
+
 from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.report import (cells, compare_scaling, intervals, kinds,
                              loader, render)
 from gilbench.report.output import add_output_options, emit, output_format
-from gilbench.report.lookup import key
-from gilbench.report.model import INTERPRETER, Cell, Table, label
+from gilbench.report.lookup import identity
+from gilbench.report.model import Cell, Table, label
 
-SIGNIFICANCE = ("Significant: pyperf's two-sample Student t-test at 95% "
-                "(pyperf._utils.is_significant); it needs the same number "
-                "(two or more) of values on both sides, else the change is "
-                "'untested' and never fails --fail-above.")
+ALPHA = 0.05
+SIGNIFICANCE = (
+    "Significant: Welch's t-test (scipy.stats.ttest_ind) on the means of "
+    "each side's worker processes (a side with one process: Student's "
+    "t-test on its values, as pyperf does), then Benjamini-Hochberg over "
+    "every benchmark of this comparison (scipy.stats.false_discovery_"
+    "control): 'yes' where the adjusted p (q) is below %g.  With pyperf's "
+    "default of 2 processes a side only a change well beyond the "
+    "process-to-process spread is called; run with more processes (-p N) "
+    "for a sharper test.  Untested changes never fail --fail-above."
+    % ALPHA)
 
 
 def _pyperf_statistics():
     # pyperf keeps these in private modules (pyperf 2.x exposes no public
     # compare API); requirements-report.txt pins pyperf>=2.8.
     from pyperf._compare import format_normalized_mean
-    from pyperf._utils import geometric_mean, is_significant
-    return format_normalized_mean, geometric_mean, is_significant
+    from pyperf._utils import geometric_mean
+    return format_normalized_mean, geometric_mean
 
 
 @dataclass
@@ -42,6 +53,8 @@ class Change:
     norm: float | None = None  # changed mean / base mean
     significant: bool | None = None  # None: untested
     t_score: float | None = None
+    p: float | None = None  # the t-test's, before adjustment
+    q: float | None = None  # p adjusted over the whole comparison
     untested: str = ""  # why the t-test was not run
     pair: str = ""  # which files: "CPython 3.12" or "A -> B"
 
@@ -58,24 +71,44 @@ class Change:
         return self.significant and self.norm < 1.0
 
 
-def significance(base, changed):
-    """(significant, t score, why untested) by pyperf's t-test."""
-    _, _, is_significant = _pyperf_statistics()
-    if len(base.values) < 2 or len(changed.values) < 2:
+def _samples(record):
+    """The means of the record's worker processes, or its values when it
+    has one process (or was written without runs); and which they are."""
+    runs = [run for run in record.run_values if run]
+    if len(runs) >= 2:
+        return [sum(run) / len(run) for run in runs], "processes"
+    return list(record.values), "values"
+
+
+def t_test(base, changed):
+    """(t score, p, why untested) of changed against base."""
+    from scipy import stats
+    (before, unit), (after, other) = _samples(base), _samples(changed)
+    if unit != other:
+        unit = "values"
+        before, after = list(base.values), list(changed.values)
+    if len(before) < 2 or len(after) < 2:
         return None, None, "untested: one value"
-    if len(base.values) != len(changed.values):
-        return None, None, "untested: %d vs %d values" % (
-            len(base.values), len(changed.values))
-    try:
-        significant, t_score = is_significant(list(base.values),
-                                              list(changed.values))
-    except ZeroDivisionError:
+    # Welch's test for process means (their spread may differ between
+    # sides); Student's for values, pyperf's own choice.
+    t_score, p = stats.ttest_ind(after, before,
+                                 equal_var=(unit == "values"))
+    if not numpy.isfinite(p):
         return None, None, "untested: no spread"
-    return bool(significant), t_score, ""
+    return float(t_score), float(p), ""
 
 
-def _identity(record):
-    return key({k: v for k, v in record.dims.items() if k != INTERPRETER})
+def adjust(found):
+    """Benjamini-Hochberg over the tested changes of one comparison:
+    sets each one's q and whether it is significant."""
+    from scipy import stats
+    tested = [c for c in found if c.p is not None]
+    if not tested:
+        return
+    for change, q in zip(tested, stats.false_discovery_control(
+            [c.p for c in tested])):
+        change.q = float(q)
+        change.significant = bool(q < ALPHA)
 
 
 def changes(base_file, changed_file):
@@ -83,7 +116,7 @@ def changes(base_file, changed_file):
     found = {}
     for side, result in (("base", base_file), ("changed", changed_file)):
         for record in result.records:
-            slot = found.setdefault(_identity(record), {})
+            slot = found.setdefault(identity(record), {})
             if side not in slot or record.measured:
                 slot[side] = record
     result = []
@@ -95,8 +128,8 @@ def changes(base_file, changed_file):
         if base and changed and base.measured and changed.measured \
                 and base.unit == changed.unit and base.mean > 0:
             change.norm = changed.mean / base.mean
-            (change.significant, change.t_score,
-             change.untested) = significance(base, changed)
+            change.t_score, change.p, change.untested = t_test(base,
+                                                               changed)
         result.append(change)
     return result
 
@@ -129,7 +162,7 @@ def _change_cell(change):
     """The change with the bootstrap interval of changed / base mean as
     percentages; flagged not significant (?) when that interval holds 0%
     (the significant column is the t-test, which --fail-above uses)."""
-    format_normalized_mean, _, _ = _pyperf_statistics()
+    format_normalized_mean, _ = _pyperf_statistics()
     if change.norm is None:
         return cells.missing("n/a: not measured on both sides")
     interval = kinds.ratio_interval(change.changed, change.base)
@@ -147,8 +180,9 @@ def _significance_cell(change):
         return label("")
     if change.significant is None:
         return label(change.untested)
-    return label("%s (t=%.2f)" % ("yes" if change.significant else "no",
-                                  change.t_score))
+    return label("%s (t=%.2f, q=%s)" % (
+        "yes" if change.significant else "no", change.t_score,
+        cells.significant(change.q, 2)))
 
 
 def _pair_label(base_file, changed_file):
@@ -174,7 +208,7 @@ def family_table(family, base_file, changed_file, family_changes):
 
 
 def _summary_row(pair_label, family, family_changes):
-    format_normalized_mean, geometric_mean, _ = _pyperf_statistics()
+    format_normalized_mean, geometric_mean = _pyperf_statistics()
     norms = [c.norm for c in family_changes if c.norm is not None]
     slower = [c for c in family_changes if c.slower]
     faster = [c for c in family_changes if c.faster]
@@ -215,22 +249,25 @@ def compare(base_paths, changed_paths):
     base = loader.load_results(base_paths)
     changed = loader.load_results(changed_paths)
     pairs = pair_files(base, changed)
-    tables, summary, every, scaling = [], [], [], []
-    for base_file, changed_file in pairs:
-        found = changes(base_file, changed_file)
-        every += found
-        curves = compare_scaling.changes(base_file, changed_file)
+    found = [(base_file, changed_file, changes(base_file, changed_file),
+              compare_scaling.changes(base_file, changed_file,
+                                      _pair_label(base_file, changed_file)))
+             for base_file, changed_file in pairs]
+    every = [c for _, _, time_changes, _ in found for c in time_changes]
+    scaling = [c for _, _, _, curves in found for c in curves]
+    # Significance is decided over the whole comparison before any table.
+    adjust(every)
+    compare_scaling.back(scaling, every)
+    tables, summary = [], []
+    for base_file, changed_file, time_changes, curves in found:
+        pair = _pair_label(base_file, changed_file)
         if curves:
-            scaling += curves
-            tables.append(compare_scaling.table(
-                curves, _pair_label(base_file, changed_file)))
-        families = sorted({c.family for c in found})
-        for family in families:
-            of_family = [c for c in found if c.family == family]
+            tables.append(compare_scaling.table(curves, pair))
+        for family in sorted({c.family for c in time_changes}):
+            of_family = [c for c in time_changes if c.family == family]
             tables.append(family_table(family, base_file, changed_file,
                                        of_family))
-            summary.append(_summary_row(
-                _pair_label(base_file, changed_file), family, of_family))
+            summary.append(_summary_row(pair, family, of_family))
     unpaired = ([r.interpreter for r in base
                  if all(r is not b for b, _ in pairs)]
                 + [r.interpreter for r in changed

@@ -6,16 +6,20 @@ are paired across the two files.  At the largest count both measured,
 efficiency is speedup / N = the 1-worker time / the N-worker time (x N /
 N for work that grows with N): the change is changed efficiency / base
 efficiency - 1, with a bootstrap interval over the four benchmarks'
-values (gilbench.report.intervals), and a drop is significant when that
-interval lies below 0%.  The fitted s and k of both sides are shown with
-it.
+processes and values (gilbench.report.intervals).  A drop is significant
+when that interval lies below 0% and a time change behind it is
+significant by compare's process-level test: the N-worker benchmark
+slower, or the 1-worker one faster.  The bootstrap alone cannot see the
+run-to-run spread that two processes a side hide: an A/A pair of the gil
+family failed --fail-efficiency-drop 10 without it.  The fitted s and k
+of both sides are shown with it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from gilbench.report import cells, intervals, kindmap, pivot, scalability
-from gilbench.report.lookup import Lookup
+from gilbench.report.lookup import Lookup, identity
 from gilbench.report.model import INTERPRETER, Cell, Table, label
 from gilbench.report.scaling_kinds import fit_text
 
@@ -29,6 +33,9 @@ class ScalingChange:
     changed: float
     interval: tuple | None  # of changed / base
     fits: tuple  # (base fit text, changed fit text)
+    pair: str = ""  # which files, as compare's Change.pair
+    behind: tuple = ()  # identities of the (1-worker, N-worker) benchmarks
+    backed: bool = False  # a time change behind the drop is significant
 
     @property
     def percent(self):
@@ -36,7 +43,8 @@ class ScalingChange:
 
     @property
     def significant_drop(self):
-        return self.interval is not None and self.interval[1] < 1.0
+        return (self.backed and self.interval is not None
+                and self.interval[1] < 1.0)
 
 
 def _curves(kind, records, over):
@@ -64,9 +72,9 @@ def _fit_text(kind, lookup, dims, interpreter):
     return found.text if isinstance(found, Cell) else fit_text(found[0])
 
 
-def changes(base_file, changed_file):
+def changes(base_file, changed_file, pair=""):
     """A ScalingChange per curve of every scaling declaration found in
-    both files."""
+    both files (``pair`` names the two files)."""
     found = []
     for family, declarations in base_file.tables.items():
         for declaration in declarations:
@@ -74,6 +82,8 @@ def changes(base_file, changed_file):
                 continue
             found += _declaration_changes(family, declaration, base_file,
                                           changed_file)
+    for change in found:
+        change.pair = pair
     return found
 
 
@@ -92,19 +102,21 @@ def _declaration_changes(family, declaration, base_file, changed_file):
         if not common:
             continue
         n = common[-1]
-        interval = _interval(kind, dims, n, (base_lookup, base_file),
-                             (changed_lookup, changed_file))
+        interval, behind = _interval(kind, dims, n,
+                                     (base_lookup, base_file),
+                                     (changed_lookup, changed_file))
         found.append(ScalingChange(
             family, pivot.equals_list(dims), n, base[n] / n, changed[n] / n,
             interval,
             (_fit_text(kind, base_lookup, dims, base_file.interpreter),
              _fit_text(kind, changed_lookup, dims,
-                       changed_file.interpreter))))
+                       changed_file.interpreter)), behind=behind))
     return found
 
 
 def _interval(kind, dims, n, base_side, changed_side):
-    """Bootstrap of changed efficiency / base efficiency at ``n``."""
+    """(Bootstrap of changed efficiency / base efficiency at ``n``, the
+    identities of the 1- and N-worker benchmarks)."""
     over, baseline = kind.spec["over"], kind.spec["baseline"]
     ratios = []
     for lookup, result in (base_side, changed_side):
@@ -112,12 +124,30 @@ def _interval(kind, dims, n, base_side, changed_side):
         one, _ = lookup.get({**at, over: baseline})
         many, _ = lookup.get({**at, over: n * baseline})
         if one is None or many is None:
-            return None
+            return None, ()
+        behind = (identity(one), identity(many))
         means = [intervals.SHARED.means(r) for r in (one, many)]
         if any(m is None for m in means):
-            return None
+            return None, behind
         ratios.append(means[0] / means[1])
-    return intervals.bounds(ratios[1] / ratios[0])
+    return intervals.bounds(ratios[1] / ratios[0]), behind
+
+
+def back(found, time_changes):
+    """Marks each scaling change whose drop a significant time change
+    explains (``time_changes``: compare's Changes, already tested)."""
+    by_identity = {}
+    for change in time_changes:
+        for record in (change.base, change.changed):
+            if record is not None:
+                by_identity[(change.pair, identity(record))] = change
+    for change in found:
+        if not change.behind:
+            continue
+        one, many = (by_identity.get((change.pair, i))
+                     for i in change.behind)
+        change.backed = bool((many and many.slower)
+                             or (one and one.faster))
 
 
 def table(found, pair):

@@ -120,7 +120,8 @@ def _measured(path, bench):
         cpu_utilisation=_mean_over_runs(runs, "cpu_utilisation"),
         recorded={k: sum(v) / len(v) for k, v in per_run.items()},
         recorded_runs=per_run, count_axis=_count_axis(meta),
-        values=tuple(bench.get_values()))
+        values=tuple(bench.get_values()),
+        run_values=tuple(tuple(run.values) for run in runs))
 
 
 def _missing(path, entries, cpus_usable):

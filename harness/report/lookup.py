@@ -9,13 +9,19 @@ at the same count, equal in every other dimension, is its twin.
 from __future__ import annotations
 
 from gilbench.report.cells import NOT_RUN
-from gilbench.report.model import COUNT_AXES
+from gilbench.report.model import COUNT_AXES, INTERPRETER
 
 COUNT = "@count"  # the key's place for a count, whatever its axis
 
 
 def key(dims):
     return tuple(sorted((k, v) for k, v in dims.items() if v is not None))
+
+
+def identity(record):
+    """What pairs a benchmark across files: its dimensions but the
+    interpreter."""
+    return key({k: v for k, v in record.dims.items() if k != INTERPRETER})
 
 
 def count_key(dims, count_axis):

@@ -31,6 +31,7 @@ class Record:
     count_axis: str | None = None  # "threads", "processes" (its driver's)
     reason: str | None = None  # "n/a: ...", "failed: ...", "hung: ..."
     values: tuple = ()  # pyperf's values, for compare's significance test
+    run_values: tuple = ()  # the same values, a tuple per worker process
 
     @property
     def measured(self):
