@@ -20,7 +20,7 @@ USAGE = """usage: gilbench COMMAND [options]
 commands:
   run     run the selected cases under pyperf into one result JSON
   timeit  does this statement scale? run it in 1..N threads (and
-          processes) against this machine's ceiling, and say
+          processes) beside this machine's ceiling, and say how it scales
   list    print the registered cases and whether they can run here
   report  render tables (RST / Markdown / HTML) from result JSON
           (Python >= 3.9)

@@ -10,6 +10,7 @@ at once, so a run killed at any moment loses nothing that had finished;
 """
 from __future__ import print_function
 
+import os
 import signal
 import sys
 import time
@@ -55,7 +56,7 @@ def _check(bench):
 
 def _header(args, pyperf_options, benchmarks):
     """What a resumed run must share with the interrupted one."""
-    return {
+    header = {
         "interpreter": [sys.executable, sys.version,
                         gilguard.free_threaded_build()],
         "modules": args.module or [], "cases": args.case or [],
@@ -65,6 +66,13 @@ def _header(args, pyperf_options, benchmarks):
         "pyperf_options": list(pyperf_options),
         "benchmarks": [bench.name for bench in benchmarks],
     }
+    # GILBENCH_* settings reach every benchmark program (e.g. the statement
+    # gilbench timeit hands over): a resumed run must see the same.
+    settings = dict((name, value) for name, value in os.environ.items()
+                    if name.startswith("GILBENCH_"))
+    if settings:
+        header["settings"] = settings
+    return header
 
 
 def run(args, pyperf_options):

@@ -53,13 +53,13 @@ def cases(spec):
     return found
 
 
-def _tables(axis, what):
+def _tables(axis, what, described):
     where = {"variant": axis}
     return [
         table("Time per loop, %s" % axis, rows=axis, where=where,
               cell=value(),
-              note="One loop: each of the %s runs the statement once."
-              % what),
+              note="One loop: each of the %s runs the statement once: %s."
+              % (what, described)),
         table("Speedup over 1 worker, %s" % axis, rows=axis, where=where,
               cell=speedup(over=axis, baseline=1, scaled=True),
               note="Statements per second at N over 1's; the dashed line "
@@ -102,7 +102,8 @@ def declarations(spec):
     for axis, what in ((THREADS, "threads"),
                        (PROCESSES, "worker processes")):
         if spec[axis]:
-            tables += _tables(axis, what)
+            tables += _tables(axis, what,
+                              _describe(spec["stmt"], spec["setup"]))
             found += _findings(axis, spec[axis])
     return tables, found
 

@@ -96,16 +96,17 @@ def verdict(curve):
     evidence = "%s used %s CPU and ran %s as fast as 1" % (
         curve.named(count), cells.cpu(record).text, faster.display)
     reference = _ceiling_speedup(curve, dims) or float(count)
-    if reference < MIN_CEILING:
+    gained = bool(faster.significant) and faster.value > 1.0
+    share = (faster.value - 1.0) / max(reference - 1.0, 1e-9)
+    gil = curve.axis == "threads" and curve.gil_on
+    if gained and share >= PARALLEL_SHARE:
+        said = "runs in parallel" + (" (it appears to release the GIL)"
+                                     if gil else "")
+    elif reference < MIN_CEILING:  # no parallelism here to fall short of
         return ("Parallel? Cannot tell: this machine's ceiling at %s was "
                 "%.2fx (its CPUs are busy elsewhere); %s." % (
                     curve.named(count), reference, evidence))
-    share = (faster.value - 1.0) / max(reference - 1.0, 1e-9)
-    gil = curve.axis == "threads" and curve.gil_on
-    if faster.significant and share >= PARALLEL_SHARE:
-        said = "runs in parallel" + (" (it appears to release the GIL)"
-                                     if gil else "")
-    elif not faster.significant or share <= SERIAL_SHARE:
+    elif not gained or share <= SERIAL_SHARE:
         said = "does not run in parallel" + (
             " (it appears to hold the GIL)" if gil else
             " (something serialises it: a lock, shared objects' "
