@@ -50,17 +50,36 @@ def command(bench, args, pyperf_options, output, status):
     if args.pin_threads:
         cmd.append("--pin-threads")
     # pyperf gives its workers a filtered environment; GILBENCH_* settings
-    # (e.g. GILBENCH_START_METHOD) must reach them.
+    # (e.g. GILBENCH_START_METHOD, timeit's statement) must reach them,
+    # beside what the user's --inherit-environ names.
+    pyperf_options, theirs = _without_inherit_environ(pyperf_options)
     ours = sorted(name for name in os.environ if name.startswith("GILBENCH_"))
-    if ours and not any(o.startswith("--inherit-environ")
-                        for o in pyperf_options):
-        cmd.append("--inherit-environ=" + ",".join(ours))
+    inherited = theirs + [name for name in ours if name not in theirs]
+    if inherited:
+        cmd.append("--inherit-environ=" + ",".join(inherited))
     # pyperf's stability warnings repeat for every short benchmark; the
     # report flags noisy cells instead.  -v/--verbose brings them back.
     if not any(o in ("-v", "--verbose") for o in pyperf_options):
         cmd.append("--quiet")
     return (cmd + sizing_options(args, pyperf_options, bench.spec)
             + list(pyperf_options))
+
+
+def _without_inherit_environ(options):
+    """(options less --inherit-environ, the variables it named)."""
+    rest, names = [], []
+    taking = False
+    for option in options:
+        if taking:
+            names += option.split(",")
+            taking = False
+        elif option == "--inherit-environ":
+            taking = True
+        elif option.startswith("--inherit-environ="):
+            names += option.split("=", 1)[1].split(",")
+        else:
+            rest.append(option)
+    return rest, [name for name in names if name]
 
 
 def _preexec(memory_limit_mb):

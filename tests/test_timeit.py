@@ -257,3 +257,27 @@ def test_the_verdict_reads_the_speedup_against_the_ceiling(
 def test_usage_lists_timeit():
     result = run_harness("--help")
     assert "  timeit  does this statement scale?" in result.stdout
+
+
+def test_the_users_inherit_environ_keeps_the_handed_over_statement(
+        monkeypatch):
+    """A user's --inherit-environ (e.g. PYTHONPATH for an uninstalled
+    gilbench) joins the GILBENCH_* settings instead of replacing them:
+    pyperf's workers need the statement."""
+    from types import SimpleNamespace
+
+    from gilbench import child
+    monkeypatch.setenv("GILBENCH_TIMEIT", "{}")
+    bench = SimpleNamespace(spec=SimpleNamespace(base_name="f.c.v.b",
+                                                 sizing=[]),
+                            params={"threads": 1})
+    args = SimpleNamespace(module=None, pin_threads=False, quick=False)
+    for given in (["--inherit-environ=PYTHONPATH,HOME"],
+                  ["--inherit-environ", "PYTHONPATH,HOME"]):
+        cmd = child.command(bench, args, given + ["--fast"], "out", "st")
+        inherit = [o for o in cmd if "inherit-environ" in o]
+        assert len(inherit) == 1, cmd
+        names = inherit[0].split("=", 1)[1].split(",")
+        assert names[:2] == ["PYTHONPATH", "HOME"], cmd
+        assert "GILBENCH_TIMEIT" in names, cmd
+        assert "PYTHONPATH,HOME" not in cmd and "--fast" in cmd

@@ -95,17 +95,30 @@ def verdict(curve):
     faster = curve.speedup.answer(curve.lookup, dims)
     evidence = "%s used %s CPU and ran %s as fast as 1" % (
         curve.named(count), cells.cpu(record).text, faster.display)
-    reference = _ceiling_speedup(curve, dims) or float(count)
+    ceiling = _ceiling_speedup(curve, dims)
+    said = judged(faster, ceiling or float(count),
+                  curve.axis == "threads" and curve.gil_on)
+    if said is None:
+        return ("Parallel? Cannot tell: this machine's ceiling at %s was "
+                "%.2fx (its CPUs are busy elsewhere); %s." % (
+                    curve.named(count), ceiling, evidence))
+    against = ("this machine's ceiling: %.2fx" % ceiling if ceiling
+               else "no ceiling measured; the ideal: %dx" % count)
+    return "Parallel? %s (%s): the statement %s." % (evidence, against,
+                                                       said)
+
+
+def judged(faster, reference, gil):
+    """What a speedup Cell says against the ``reference`` speedup (the
+    ceiling's, else N), or None when the machine gave too little
+    parallelism to tell; ``gil``: a GIL build's threads."""
     gained = bool(faster.significant) and faster.value > 1.0
     share = (faster.value - 1.0) / max(reference - 1.0, 1e-9)
-    gil = curve.axis == "threads" and curve.gil_on
     if gained and share >= PARALLEL_SHARE:
         said = "runs in parallel" + (" (it appears to release the GIL)"
                                      if gil else "")
     elif reference < MIN_CEILING:  # no parallelism here to fall short of
-        return ("Parallel? Cannot tell: this machine's ceiling at %s was "
-                "%.2fx (its CPUs are busy elsewhere); %s." % (
-                    curve.named(count), reference, evidence))
+        return None
     elif not gained or share <= SERIAL_SHARE:
         said = "does not run in parallel" + (
             " (it appears to hold the GIL)" if gil else
@@ -116,8 +129,7 @@ def verdict(curve):
             " (part of it appears to hold the GIL)" if gil else "")
     if faster.significant is None:
         said += "? (too few values to tell)"
-    return "Parallel? %s (this machine's ceiling: %.2fx): the statement " \
-           "%s." % (evidence, reference, said)
+    return said
 
 
 def _ceiling_speedup(curve, dims):
