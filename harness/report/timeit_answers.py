@@ -96,40 +96,48 @@ def verdict(curve):
     evidence = "%s used %s CPU and ran %s as fast as 1" % (
         curve.named(count), cells.cpu(record).text, faster.display)
     ceiling = _ceiling_speedup(curve, dims)
-    said = judged(faster, ceiling or float(count),
-                  curve.axis == "threads" and curve.gil_on)
-    if said is None:
-        return ("Parallel? Cannot tell: this machine's ceiling at %s was "
-                "%.2fx (its CPUs are busy elsewhere); %s." % (
-                    curve.named(count), ceiling, evidence))
     against = ("this machine's ceiling: %.2fx" % ceiling if ceiling
                else "no ceiling measured; the ideal: %dx" % count)
+    said = judged(faster, ceiling or float(count),
+                  curve.axis == "threads" and curve.gil_on)
+    if said in CANNOT_TELL:
+        return "Parallel? Cannot tell: %s (%s); %s." % (
+            evidence, against, CANNOT_TELL[said])
     return "Parallel? %s (%s): the statement %s." % (evidence, against,
                                                        said)
 
 
+BUSY, NOISY = "busy", "noisy"
+CANNOT_TELL = {
+    BUSY: "this machine gave too little parallelism to fall short of "
+          "(its CPUs are busy elsewhere)",
+    NOISY: "the interval reaches both serial and parallel (more values "
+           "tell: -p 4, --rigorous)",
+}
+
+
 def judged(faster, reference, gil):
     """What a speedup Cell says against the ``reference`` speedup (the
-    ceiling's, else N), or None when the machine gave too little
-    parallelism to tell; ``gil``: a GIL build's threads."""
+    ceiling's, else N), or BUSY or NOISY when it cannot tell; ``gil``: a
+    GIL build's threads."""
     gained = bool(faster.significant) and faster.value > 1.0
     share = (faster.value - 1.0) / max(reference - 1.0, 1e-9)
     if gained and share >= PARALLEL_SHARE:
-        said = "runs in parallel" + (" (it appears to release the GIL)"
+        return "runs in parallel" + (" (it appears to release the GIL)"
                                      if gil else "")
-    elif reference < MIN_CEILING:  # no parallelism here to fall short of
-        return None
-    elif not gained or share <= SERIAL_SHARE:
-        said = "does not run in parallel" + (
-            " (it appears to hold the GIL)" if gil else
-            " (something serialises it: a lock, shared objects' "
-            "reference counts, the memory system)")
-    else:
-        said = "runs partly in parallel" + (
+    if reference < MIN_CEILING:  # no parallelism here to fall short of
+        return BUSY
+    serial = 1.0 + SERIAL_SHARE * (reference - 1.0)
+    if gained and share > SERIAL_SHARE:
+        return "runs partly in parallel" + (
             " (part of it appears to hold the GIL)" if gil else "")
-    if faster.significant is None:
-        said += "? (too few values to tell)"
-    return said
+    if not gained and (faster.interval is None
+                       or faster.interval[1] > serial):
+        return NOISY  # not significant, yet parallel is within reach
+    return "does not run in parallel" + (
+        " (it appears to hold the GIL)" if gil else
+        " (something serialises it: a lock, shared objects' reference "
+        "counts, the memory system)")
 
 
 def _ceiling_speedup(curve, dims):
