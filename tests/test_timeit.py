@@ -15,9 +15,11 @@ import pytest
 
 from helpers import (ROOT, assert_one_line_usage_error, dims, run_harness,
                      write_result)
-from test_free_threading import (  # noqa: F401  (fixtures)
-    cc, ft_python, probes)
-from test_free_threading_run import ft_venv_python  # noqa: F401
+from test_free_threading import cc, ft_python, probes
+from test_free_threading_run import ft_venv_python
+
+# The free-threaded interpreter's fixtures, shared with its own tests.
+FIXTURES = (cc, ft_python, probes, ft_venv_python)
 
 ZLIB = ["-s", 'import zlib; d = b"x" * 1000000', "zlib.compress(d, 1)"]
 SUM = ["sum(range(10000))"]
@@ -304,7 +306,7 @@ def _free_threaded_timeit(python, probes, tmp_path, *args):
 
 
 def test_without_the_gil_a_python_loop_runs_in_parallel(
-        ft_venv_python, probes, tmp_path):  # noqa: F811
+        ft_venv_python, probes, tmp_path):
     process, output = _free_threaded_timeit(
         ft_venv_python, probes, tmp_path, "sum(range(10000))", *QUICK)
     assert process.returncode == 0, process.stdout + process.stderr
@@ -319,7 +321,7 @@ def test_without_the_gil_a_python_loop_runs_in_parallel(
 
 
 def test_an_import_that_enables_the_gil_is_named(ft_venv_python, probes,
-                                                 tmp_path):  # noqa: F811
+                                                 tmp_path):
     process, output = _free_threaded_timeit(
         ft_venv_python, probes, tmp_path, "-s", "import ftprobe_gil",
         "pass", *QUICK)
