@@ -312,12 +312,17 @@ def test_without_the_gil_a_python_loop_runs_in_parallel(
     assert process.returncode == 0, process.stdout + process.stderr
     from gilbench.report import timeit_answers
     found = timeit_answers.lines(str(output), "sum(range(10000))")
-    assert "CPython 3.13t" in found[0] and "GIL disabled" in found[0], found
+    assert "CPython 3.13t" in found[0], found
+    assert "GIL disabled (no import re-enabled it)" in found[0], found
     said = [line for line in found if "Parallel?" in line]
     assert len(said) == 1, found
     if CANNOT_TELL in said[0]:
         pytest.skip("this machine cannot tell now: %s" % said[0].strip())
-    assert "the statement runs in parallel." in said[0], found
+    # Without the ceiling (not built here) a busy machine's share of the
+    # ideal is all there is: scaling is a significant gain, in full or
+    # in part -- a GIL build says "does not" of this loop.
+    assert "the statement runs in parallel." in said[0] or \
+        "the statement runs partly in parallel." in said[0], found
 
 
 def test_an_import_that_enables_the_gil_is_named(ft_venv_python, probes,

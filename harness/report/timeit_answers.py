@@ -153,9 +153,13 @@ def lines(path, stmt):
             if r.dims["family"] == fmt.TIMEIT_FAMILY]
     cpus = max((r.cpus_usable for r in result.records), default=0)
     gil = result.facts.get("gil", "?")
+    # A worker whose GIL an import re-enabled fails instead of measuring
+    # (gilbench.gilguard): a disabled GIL in the file stayed disabled.
+    state = ("disabled (no import re-enabled it)" if gil == "disabled"
+             else gil)
     found = ["%s -- %s, %d usable CPUs, GIL %s:" % (
         stmt.splitlines()[0] if stmt.strip() else stmt,
-        result.interpreter, cpus, gil)]
+        result.interpreter, cpus, state)]
     for axis in COUNT_AXES:
         records = [r for r in mine if r.dims["variant"] == axis]
         if records:
