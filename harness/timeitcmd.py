@@ -40,6 +40,9 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _PYPERF_VALUES = (("-p",), ("-n", "--values"), ("-w", "--warmups"),
                   ("-l", "--loops"), ("--min-time",), ("--affinity",))
 _PYPERF_FLAGS = (("--fast",), ("--rigorous",), ("-v", "--verbose"))
+_PYPERF_HELP = {"-p": "pyperf's worker processes (its --processes; "
+                      "timeit's --processes is the processes driver's "
+                      "counts)"}
 
 
 def parser():
@@ -71,7 +74,8 @@ def parser():
         "the end)")
     for names in _PYPERF_VALUES:
         parser.add_argument(*names, dest=_dest(names), metavar="VALUE",
-                            help="pyperf's %s" % names[-1])
+                            help=_PYPERF_HELP.get(names[-1],
+                                                  "pyperf's %s" % names[-1]))
     for names in _PYPERF_FLAGS:
         parser.add_argument(*names, dest=_dest(names), action="store_true",
                             help="pyperf's %s" % names[-1])

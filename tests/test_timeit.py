@@ -221,44 +221,56 @@ def test_the_statement_runs_in_a_loop_in_the_setups_namespace():
 
 # Synthetic results: the verdict's thresholds against known speedups.
 
-def _synthetic(tmp_path, timeit_two, ceiling_two, spread):
-    """t1 takes 1 ms, t2 ``timeit_two`` (+- ``spread``); the ceiling 50
-    us, then ``ceiling_two``; two worker processes of two values each."""
+def _synthetic(tmp_path, timeit_two, ceiling_two, spread, cpu_two):
+    """t1 takes 1 ms at 100% CPU, t2 ``timeit_two`` (+- ``spread``) at
+    ``cpu_two``; the ceiling 50 us, then ``ceiling_two``; two worker
+    processes of two values each."""
     def values(mean, spread=0.01):
         return [[mean * (1 - spread), mean * (1 + spread)], [mean, mean]]
 
     benchmarks = []
-    for count, mean in ((1, 1e-3), (2, timeit_two)):
+    for count, mean, cpu in ((1, 1e-3, 1.0), (2, timeit_two, cpu_two)):
         benchmarks.append((dims("timeit", "stmt", "threads", "python",
                                 threads=count),
-                           values(mean, spread if count > 1 else 0.01)))
+                           values(mean, spread if count > 1 else 0.01),
+                           {"cpu_utilisation": cpu}))
     for count, mean in ((1, 50e-6), (2, ceiling_two)):
         benchmarks.append((dims("ceiling", "spin", "threads", "cython",
-                                threads=count), values(mean)))
+                                threads=count), values(mean),
+                           {"cpu_utilisation": float(count)}))
     return str(write_result(tmp_path, "t.json", "3.11.7", benchmarks,
-                            cpu_utilisation=1.5,
                             extra={"python_gil": "enabled"}))
 
 
-@pytest.mark.parametrize("timeit_two, ceiling_two, spread, says", [
-    (1.05e-3, 52e-6, 0.01, "the statement runs in parallel (it appears "
-     "to release the GIL)"),
-    (2.0e-3, 52e-6, 0.01, "the statement does not run in parallel (it "
+@pytest.mark.parametrize("timeit_two, ceiling_two, spread, cpu_two, says", [
+    (1.05e-3, 52e-6, 0.01, 1.9, ("Parallel? 2 threads used 190% CPU and "
+                                 "ran 1.90x [", "] as fast as 1 (this "
+                                 "machine's ceiling: 1.92x): the statement "
+                                 "runs in parallel (it appears to release "
+                                 "the GIL).")),
+    (2.0e-3, 52e-6, 0.01, 1.0, "the statement does not run in parallel (it "
      "appears to hold the GIL)"),
-    (1.4e-3, 52e-6, 0.01, "the statement runs partly in parallel"),
+    (1.4e-3, 52e-6, 0.01, 1.45, "the statement runs partly in parallel"),
+    # A speedup without the CPU to show for it is no parallelism (a
+    # 1-thread value with more overhead per call, say).
+    (1.7e-3, 52e-6, 0.01, 1.0, "the statement does not run in parallel"),
     # Not significant, but parallel is within the interval's reach.
-    (1.4e-3, 52e-6, 0.6, "the interval reaches both serial and parallel"),
+    (1.4e-3, 52e-6, 0.6, 1.4, "the interval reaches both serial and "
+     "parallel"),
     # A busy machine cannot show that a statement does not scale, but a
-    # statement that scales anyway shows it does.
-    (2.0e-3, 100e-6, 0.01, "its CPUs are busy elsewhere"),
-    (1.05e-3, 100e-6, 0.01, "the statement runs in parallel"),
+    # statement that reaches the ideal anyway shows it does.
+    (2.0e-3, 100e-6, 0.01, 1.0, "its CPUs are busy elsewhere"),
+    (1.6e-3, 100e-6, 0.01, 1.25, "its CPUs are busy elsewhere"),
+    (1.05e-3, 100e-6, 0.01, 1.9, "the statement runs in parallel"),
 ])
-def test_the_verdict_reads_the_speedup_against_the_ceiling(
-        tmp_path, timeit_two, ceiling_two, spread, says):
+def test_the_verdict_reads_speedup_and_cpu_against_the_ceiling(
+        tmp_path, timeit_two, ceiling_two, spread, cpu_two, says):
     from gilbench.report import timeit_answers
     found = timeit_answers.lines(_synthetic(tmp_path, timeit_two,
-                                            ceiling_two, spread), "stmt")
-    assert any(says in line for line in found), found
+                                            ceiling_two, spread, cpu_two),
+                                 "stmt")
+    says = (says,) if isinstance(says, str) else says
+    assert any(all(part in line for part in says) for line in found), found
     assert found[0] == "stmt -- CPython 3.11, 2 usable CPUs, GIL enabled:"
 
 

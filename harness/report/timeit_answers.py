@@ -96,10 +96,12 @@ def verdict(curve):
     evidence = "%s used %s CPU and ran %s as fast as 1" % (
         curve.named(count), cells.cpu(record).text, faster.display)
     ceiling = _ceiling_speedup(curve, dims)
+    busy = ceiling is not None and ceiling < MIN_CEILING
     against = ("this machine's ceiling: %.2fx" % ceiling if ceiling
                else "no ceiling measured; the ideal: %dx" % count)
-    said = judged(faster, ceiling or float(count),
-                  curve.axis == "threads" and curve.gil_on)
+    said = judged(faster, _cpu_ratio(curve, record),
+                  float(count) if ceiling is None or busy else ceiling,
+                  curve.axis == "threads" and curve.gil_on, busy)
     if said in CANNOT_TELL:
         return "Parallel? Cannot tell: %s (%s); %s." % (
             evidence, against, CANNOT_TELL[said])
@@ -109,28 +111,43 @@ def verdict(curve):
 
 BUSY, NOISY = "busy", "noisy"
 CANNOT_TELL = {
-    BUSY: "this machine gave too little parallelism to fall short of "
-          "(its CPUs are busy elsewhere)",
+    BUSY: "this machine's ceiling shows too little parallelism to fall "
+          "short of (its CPUs are busy elsewhere)",
     NOISY: "the interval reaches both serial and parallel (more values "
            "tell: -p 4, --rigorous)",
 }
 
 
-def judged(faster, reference, gil):
-    """What a speedup Cell says against the ``reference`` speedup (the
-    ceiling's, else N), or BUSY or NOISY when it cannot tell; ``gil``: a
-    GIL build's threads."""
+def _cpu_ratio(curve, record):
+    """CPU utilisation at N over that at 1 (None where not recorded)."""
+    one, _ = curve.lookup.get(curve.dims(1))
+    if one is None or not one.cpu_utilisation or \
+            record.cpu_utilisation is None:
+        return None
+    return record.cpu_utilisation / one.cpu_utilisation
+
+
+def judged(faster, cpu_ratio, reference, gil, busy=False):
+    """What a speedup Cell and the CPU utilisation ratio behind it say
+    against the ``reference`` speedup (the ceiling's, else N), or BUSY
+    or NOISY when they cannot tell.  Running in parallel takes both: a
+    speedup, and the CPU to show for it.  ``gil``: a GIL build's
+    threads; ``busy``: the ceiling showed no parallelism, so only a
+    statement that reaches the ideal can tell."""
+    def share(ratio):
+        return (ratio - 1.0) / max(reference - 1.0, 1e-9)
+
     gained = bool(faster.significant) and faster.value > 1.0
-    share = (faster.value - 1.0) / max(reference - 1.0, 1e-9)
-    if gained and share >= PARALLEL_SHARE:
+    used = 1.0 if cpu_ratio is None else share(cpu_ratio)  # unknown: no say
+    if gained and min(share(faster.value), used) >= PARALLEL_SHARE:
         return "runs in parallel" + (" (it appears to release the GIL)"
                                      if gil else "")
-    if reference < MIN_CEILING:  # no parallelism here to fall short of
+    if busy:
         return BUSY
-    serial = 1.0 + SERIAL_SHARE * (reference - 1.0)
-    if gained and share > SERIAL_SHARE:
+    if gained and min(share(faster.value), used) > SERIAL_SHARE:
         return "runs partly in parallel" + (
             " (part of it appears to hold the GIL)" if gil else "")
+    serial = 1.0 + SERIAL_SHARE * (reference - 1.0)
     if not gained and (faster.interval is None
                        or faster.interval[1] > serial):
         return NOISY  # not significant, yet parallel is within reach
