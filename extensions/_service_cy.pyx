@@ -2,12 +2,16 @@
 # cython: freethreading_compatible=True
 # Safe without a GIL: a Generator's C state is read and written only by
 # sv_next's compare-and-swap (service.c) and atomic loads, and the Python
-# object is never mutated after __cinit__.  Without this directive,
+# object is never mutated after __cinit__; drive() keeps its C buffers on
+# its own stack frame and touches no shared state.  Without this directive,
 # importing the module on 3.13t/3.14t enables the GIL for the whole
 # process.  (Cython < 3.1, used on 2.7, ignores it in this header.)
 """Cython wrapper of service.c: an id generator whose ``next_id`` is one C
 call with the GIL held (it takes ~20 ns: releasing the GIL would cost more
-than the call)."""
+than the call), and the native load generator ``drive``, which releases
+the GIL while it sends and receives."""
+
+from libc.stdlib cimport free, malloc
 
 cdef extern from "service.h":
     ctypedef struct sv_gen:
@@ -20,10 +24,15 @@ cdef extern from "service.h":
     long long sv_next(sv_gen *gen) nogil
     long long sv_errors(sv_gen *gen) nogil
     long long sv_epoch_ms() nogil
+    long sv_drive(const int *fds, long nflows, long requests, long window,
+                  unsigned int first_tag, long timeout_ms, long max_silent,
+                  long long *ids, long *received, long *lost) nogil
+    int sv_batched() nogil
 
 NODE_BITS = SV_NODE_BITS
 SEQ_BITS = SV_SEQ_BITS
 EPOCH_MS = sv_epoch_ms()
+BATCHED = bool(sv_batched())
 
 
 cdef class Generator:
@@ -47,3 +56,32 @@ cdef class Generator:
 
     def errors(self):
         return sv_errors(self.gen)
+
+
+def drive(fds, long requests, long window, unsigned int first_tag,
+          long timeout_ms, long max_silent):
+    """sv_drive over the sockets ``fds``: (ids per flow in arrival order,
+    lost, status), status as sv_drive returns it (0, an errno value, or
+    -1: no server answers)."""
+    cdef long nflows = len(fds), f, status, lost = 0
+    cdef long stride = (requests + nflows - 1) // nflows if nflows else 0
+    cdef int *cfds = <int *>malloc(sizeof(int) * max(nflows, 1))
+    cdef long *received = <long *>malloc(sizeof(long) * max(nflows, 1))
+    cdef long long *ids = <long long *>malloc(
+        sizeof(long long) * max(nflows * stride, 1))
+    try:
+        if cfds is NULL or received is NULL or ids is NULL:
+            raise MemoryError()
+        for f in range(nflows):
+            cfds[f] = fds[f]
+        with nogil:
+            status = sv_drive(cfds, nflows, requests, window, first_tag,
+                              timeout_ms, max_silent, ids, received, &lost)
+        if status != 0:
+            return [], lost, status
+        return [[ids[f * stride + i] for i in range(received[f])]
+                for f in range(nflows)], lost, status
+    finally:
+        free(cfds)
+        free(received)
+        free(ids)

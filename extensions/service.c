@@ -7,9 +7,20 @@
  * number of threads; the clock going backwards only makes ids come from
  * the last tick seen. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include "service.h"
+
+#if defined(__linux__)
+#define SV_MMSG 1 /* sendmmsg/recvmmsg: Linux >= 3.0, glibc >= 2.14 */
+#else
+#define SV_MMSG 0
+#endif
 
 #define SV_EPOCH 1577836800000LL /* 2020-01-01T00:00:00Z */
 #define SV_ID_BITS 63
@@ -91,4 +102,287 @@ long long
 sv_epoch_ms(void)
 {
     return SV_EPOCH;
+}
+
+
+/* --- the load generator (see service.h) ---------------------------------
+ *
+ * Flow f's k-th request takes window slot k % window, and is sent only
+ * once that slot is free: the requests in flight on a flow are always
+ * within one window of sequence numbers, so a reply's tag says which
+ * request it answers, and a slot's k tells an answer from a late reply to
+ * a request already counted lost. */
+
+#define SV_REQUEST_BYTES 4
+#define SV_REPLY_BYTES 12
+#define SV_BUFFER 16 /* a longer datagram is truncated and skipped */
+#define SV_BATCH 64
+
+typedef struct {
+    int fd;
+    uint32_t base;   /* tag of k = 0 */
+    long count;      /* requests on this flow */
+    long next;       /* next k to send */
+    long *slot;      /* window entries: k in flight, or -1 */
+    long long *sent; /* window entries: when (ns) */
+    long long *ids;
+    long *received;
+} sv_flow;
+
+typedef struct {
+    long window;
+    long long timeout_ns;
+    long done;       /* answered or lost */
+    long silent;     /* lost since the last answer */
+    long *lost;
+} sv_load;
+
+static long long
+sv_now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+static void
+sv_put32(unsigned char *out, uint32_t value)
+{
+    out[0] = (unsigned char)(value >> 24);
+    out[1] = (unsigned char)(value >> 16);
+    out[2] = (unsigned char)(value >> 8);
+    out[3] = (unsigned char)value;
+}
+
+static uint64_t
+sv_get(const unsigned char *in, int bytes)
+{
+    uint64_t value = 0;
+    int i;
+    for (i = 0; i < bytes; i++)
+        value = (value << 8) | in[i];
+    return value;
+}
+
+/* Send to the batch's datagrams; 0 or an errno value. */
+static int
+sv_send(int fd, unsigned char (*buffers)[SV_BUFFER], int count)
+{
+#if SV_MMSG
+    struct mmsghdr msgs[SV_BATCH];
+    struct iovec iov[SV_BATCH];
+    int i, done = 0, sent;
+    memset(msgs, 0, sizeof(msgs[0]) * count);
+    for (i = 0; i < count; i++) {
+        iov[i].iov_base = buffers[i];
+        iov[i].iov_len = SV_REQUEST_BYTES;
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+    }
+    while (done < count) {
+        sent = sendmmsg(fd, msgs + done, count - done, 0);
+        if (sent < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        done += sent;
+    }
+#else
+    int i;
+    for (i = 0; i < count; i++)
+        while (send(fd, buffers[i], SV_REQUEST_BYTES, 0) < 0)
+            if (errno != EINTR)
+                return errno;
+#endif
+    return 0;
+}
+
+/* Fill the flow's window; 0 or an errno value. */
+static int
+sv_fill(sv_flow *flow, sv_load *load, long long now)
+{
+    unsigned char buffers[SV_BATCH][SV_BUFFER];
+    int count = 0, err;
+    long index;
+    while (flow->next < flow->count) {
+        index = flow->next % load->window;
+        if (flow->slot[index] >= 0)
+            break;
+        flow->slot[index] = flow->next;
+        flow->sent[index] = now;
+        sv_put32(buffers[count++], flow->base + (uint32_t)flow->next);
+        flow->next++;
+        if (count == SV_BATCH) {
+            if ((err = sv_send(flow->fd, buffers, count)) != 0)
+                return err;
+            count = 0;
+        }
+    }
+    return count ? sv_send(flow->fd, buffers, count) : 0;
+}
+
+/* One datagram from the flow's socket: an answer takes its slot. */
+static void
+sv_take(sv_flow *flow, sv_load *load, const unsigned char *reply,
+        size_t length)
+{
+    long k, index;
+    if (length != SV_REPLY_BYTES)
+        return;
+    k = (long)(uint32_t)((uint32_t)sv_get(reply, 4) - flow->base);
+    if (k >= flow->count)
+        return;
+    index = k % load->window;
+    if (flow->slot[index] != k)
+        return; /* late: counted lost already */
+    flow->slot[index] = -1;
+    flow->ids[(*flow->received)++] = (long long)sv_get(reply + 4, 8);
+    load->done++;
+    load->silent = 0;
+}
+
+/* Every datagram waiting on the flow's socket; 0 or an errno value. */
+static int
+sv_drain(sv_flow *flow, sv_load *load)
+{
+    unsigned char buffers[SV_BATCH][SV_BUFFER];
+#if SV_MMSG
+    struct mmsghdr msgs[SV_BATCH];
+    struct iovec iov[SV_BATCH];
+    int i, got;
+    for (i = 0; i < SV_BATCH; i++) {
+        iov[i].iov_base = buffers[i];
+        iov[i].iov_len = SV_BUFFER;
+    }
+    for (;;) {
+        memset(msgs, 0, sizeof(msgs));
+        for (i = 0; i < SV_BATCH; i++) {
+            msgs[i].msg_hdr.msg_iov = &iov[i];
+            msgs[i].msg_hdr.msg_iovlen = 1;
+        }
+        got = recvmmsg(flow->fd, msgs, SV_BATCH, MSG_DONTWAIT, NULL);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : errno;
+        }
+        for (i = 0; i < got; i++)
+            sv_take(flow, load, buffers[i], msgs[i].msg_len);
+        if (got < SV_BATCH)
+            return 0;
+    }
+#else
+    ssize_t got;
+    for (;;) {
+        got = recv(flow->fd, buffers[0], SV_BUFFER, MSG_DONTWAIT);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : errno;
+        }
+        sv_take(flow, load, buffers[0], (size_t)got);
+    }
+#endif
+}
+
+/* Count requests in flight for timeout_ns as lost; the ms until the next
+ * one would be (at least 1), or 0 when none is in flight. */
+static int
+sv_expire(sv_flow *flows, long nflows, sv_load *load, long long now)
+{
+    long long next = -1, due;
+    long f, i;
+    for (f = 0; f < nflows; f++)
+        for (i = 0; i < load->window; i++) {
+            if (flows[f].slot[i] < 0)
+                continue;
+            due = flows[f].sent[i] + load->timeout_ns;
+            if (due <= now) {
+                flows[f].slot[i] = -1;
+                (*load->lost)++;
+                load->done++;
+                load->silent++;
+            } else if (next < 0 || due < next)
+                next = due;
+        }
+    return next < 0 ? 0 : (int)((next - now) / 1000000 + 1);
+}
+
+long
+sv_drive(const int *fds, long nflows, long requests, long window,
+         unsigned int first_tag, long timeout_ms, long max_silent,
+         long long *ids, long *received, long *lost)
+{
+    sv_flow *flows;
+    struct pollfd *polls;
+    long *slots;
+    long long *sent;
+    sv_load load;
+    long f, stride, rc = 0;
+    int wait_ms;
+
+    if (nflows < 1 || window < 1 || requests < 0 || timeout_ms < 1)
+        return EINVAL;
+    stride = (requests + nflows - 1) / nflows;
+    flows = calloc(nflows, sizeof(*flows));
+    polls = calloc(nflows, sizeof(*polls));
+    slots = malloc(sizeof(*slots) * nflows * window);
+    sent = calloc(nflows * window, sizeof(*sent));
+    if (!flows || !polls || !slots || !sent) {
+        rc = ENOMEM;
+        goto done;
+    }
+    load.window = window;
+    load.timeout_ns = (long long)timeout_ms * 1000000LL;
+    load.done = load.silent = 0;
+    load.lost = lost;
+    *lost = 0;
+    for (f = 0; f < nflows; f++) {
+        flows[f].fd = polls[f].fd = fds[f];
+        polls[f].events = POLLIN;
+        flows[f].base = first_tag + (uint32_t)(f * stride);
+        flows[f].count = requests / nflows + (f < requests % nflows);
+        flows[f].slot = slots + f * window;
+        flows[f].sent = sent + f * window;
+        flows[f].ids = ids + f * stride;
+        flows[f].received = received + f;
+        received[f] = 0;
+    }
+    for (f = 0; f < nflows * window; f++)
+        slots[f] = -1;
+    while (load.done < requests) {
+        long long now = sv_now_ns();
+        for (f = 0; f < nflows; f++)
+            if ((rc = sv_fill(&flows[f], &load, now)) != 0)
+                goto done;
+        wait_ms = sv_expire(flows, nflows, &load, now);
+        if (load.silent >= max_silent) {
+            rc = -1;
+            goto done;
+        }
+        if (load.done >= requests)
+            break;
+        if (poll(polls, (nfds_t)nflows, wait_ms) < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = errno;
+            goto done;
+        }
+        for (f = 0; f < nflows; f++)
+            if (polls[f].revents && (rc = sv_drain(&flows[f], &load)) != 0)
+                goto done;
+    }
+done:
+    free(flows);
+    free(polls);
+    free(slots);
+    free(sent);
+    return rc;
+}
+
+int
+sv_batched(void)
+{
+    return SV_MMSG;
 }

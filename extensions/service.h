@@ -40,4 +40,28 @@ long long sv_errors(sv_gen *gen);
 /* The epoch (Unix milliseconds) ticks count from. */
 long long sv_epoch_ms(void);
 
+/* The load generator: the service's native client (service.c).
+ *
+ * Sends ``requests`` requests over the ``nflows`` connected UDP sockets
+ * ``fds`` (flow f gets requests / nflows, the first requests % nflows one
+ * more) and takes their replies, with up to ``window`` requests in flight
+ * per flow.  A request is its 4-byte tag (network order; flow f's k-th is
+ * first_tag + f * stride + k, mod 2^32, where stride = ceil(requests /
+ * nflows)); a reply is the tag then a 64-bit id (network order).  A reply
+ * whose tag is not in flight on its flow (late, or foreign) is skipped; a
+ * request without reply after ``timeout_ms`` is lost.  Flow f's ids go to
+ * ids[f * stride ...] in the order they arrived, received[f] of them.
+ *
+ * Returns 0 when every request was answered or lost (``*lost`` of them);
+ * an errno value when a socket call failed; -1 when ``max_silent``
+ * requests in a row were lost (no server answers).  Touches no Python
+ * object: the caller releases the GIL around it. */
+long sv_drive(const int *fds, long nflows, long requests, long window,
+              unsigned int first_tag, long timeout_ms, long max_silent,
+              long long *ids, long *received, long *lost);
+
+/* 1 when sv_drive batches with sendmmsg/recvmmsg (Linux), 0 when it
+ * sends and receives one datagram per call. */
+int sv_batched(void);
+
 #endif

@@ -23,11 +23,14 @@ from gilbench.registry import Unavailable
 from helpers import MINIMAL_PYPERF, drive, run_harness
 
 service = pytest.importorskip("gilbench.cases.service")
+ids_module = pytest.importorskip("gilbench.cases._service_ids")
+udp = pytest.importorskip("gilbench.cases._service_udp")
+clients = pytest.importorskip("gilbench.cases._service_clients")
 
 
 def backends():
     found = ["python"]
-    for backend, module in sorted(service.MODULES.items()):
+    for backend, module in sorted(ids_module.MODULES.items()):
         try:
             __import__(module)
             found.append(backend)
@@ -66,7 +69,7 @@ def wait_gone(pids, seconds=5.0):
 
 @pytest.mark.parametrize("backend", backends())
 def test_ids_unique_and_increasing_across_threads(backend):
-    gen = service.GENERATORS[backend](7)
+    gen = ids_module.GENERATORS[backend](7)
     lists = [None] * 4
     gate = threading.Event()
 
@@ -79,26 +82,26 @@ def test_ids_unique_and_increasing_across_threads(backend):
     gate.set()
     for thread in threads:
         thread.join(60)
-    assert service.duplicates(lists) == 0
-    assert service.nonmonotonic(lists) == 0
-    assert {service.node_of(i) for ids in lists for i in ids} == {7}
+    assert ids_module.duplicates(lists) == 0
+    assert ids_module.nonmonotonic(lists) == 0
+    assert {ids_module.node_of(i) for ids in lists for i in ids} == {7}
 
 
 @pytest.mark.parametrize("backend", backends())
 def test_layout_is_time_node_sequence(backend):
-    first = service.GENERATORS[backend](5).next_id()
-    now_tick = int(time.time() * 1000) - service.EPOCH_MS
-    shift = service.NODE_BITS + service.SEQ_BITS
+    first = ids_module.GENERATORS[backend](5).next_id()
+    now_tick = int(time.time() * 1000) - ids_module.EPOCH_MS
+    shift = ids_module.NODE_BITS + ids_module.SEQ_BITS
     assert first > 0
     assert abs((first >> shift) - now_tick) < 1000
-    assert service.node_of(first) == 5
-    assert first & ((1 << service.SEQ_BITS) - 1) == 0  # a fresh tick
+    assert ids_module.node_of(first) == 5
+    assert first & ((1 << ids_module.SEQ_BITS) - 1) == 0  # a fresh tick
 
 
 @pytest.mark.parametrize("backend", backends())
 def test_capped_generator_fails_when_a_tick_is_used_up(backend):
     # 2 sequence bits and a tick of ~11 days: 4 ids, then OutOfIds.
-    gen = service.GENERATORS[backend](1, 2, 10 ** 9, True)
+    gen = ids_module.GENERATORS[backend](1, 2, 10 ** 9, True)
     ids = [gen.next_id() for _ in range(7)]
     assert ids[4:] == [-1, -1, -1]
     assert ids[:4] == list(range(ids[0], ids[0] + 4))
@@ -107,62 +110,109 @@ def test_capped_generator_fails_when_a_tick_is_used_up(backend):
 
 @pytest.mark.parametrize("backend", backends())
 def test_uncapped_generator_borrows_the_next_tick(backend):
-    gen = service.GENERATORS[backend](3, 2, 10 ** 9, False)
+    gen = ids_module.GENERATORS[backend](3, 2, 10 ** 9, False)
     ids = [gen.next_id() for _ in range(9)]
-    shift = service.NODE_BITS + 2
+    shift = ids_module.NODE_BITS + 2
     ticks = [i >> shift for i in ids]
     assert ticks == [ticks[0]] * 4 + [ticks[0] + 1] * 4 + [ticks[0] + 2]
     assert sorted(set(ids)) == ids
-    assert {service.node_of(i, 2) for i in ids} == {3}
+    assert {ids_module.node_of(i, 2) for i in ids} == {3}
     assert gen.errors() == 0
 
 
 def test_c_constants_match_python():
     cython = pytest.importorskip("gilbench.extensions._service_cy")
     assert (cython.NODE_BITS, cython.SEQ_BITS, cython.EPOCH_MS) == (
-        service.NODE_BITS, service.SEQ_BITS, service.EPOCH_MS)
+        ids_module.NODE_BITS, ids_module.SEQ_BITS, ids_module.EPOCH_MS)
 
 
 @pytest.mark.parametrize("backend", backends())
 def test_bad_node_is_refused(backend):
     with pytest.raises(ValueError):
-        service.GENERATORS[backend](1 << service.NODE_BITS)
+        ids_module.GENERATORS[backend](1 << ids_module.NODE_BITS)
 
 
 def test_checks_count_duplicates_disorder_and_shares():
-    node = lambda n, seq: (n << service.SEQ_BITS) | seq  # noqa: E731
+    node = lambda n, seq: (n << ids_module.SEQ_BITS) | seq  # noqa: E731
     lists = [[node(1, 1), node(2, 5), node(1, 3)],
              [node(1, 2), node(2, 4), node(1, 3)]]
-    assert service.duplicates(lists) == 1
-    assert service.nonmonotonic(lists) == 0
-    assert service.nonmonotonic([[node(1, 3), node(1, 2)]]) == 1
-    assert service.served(lists, [1, 2, 3]) == [4, 2, 0]
+    assert ids_module.duplicates(lists) == 1
+    assert ids_module.nonmonotonic(lists) == 0
+    assert ids_module.nonmonotonic([[node(1, 3), node(1, 2)]]) == 1
+    assert ids_module.served(lists, [1, 2, 3]) == [4, 2, 0]
 
 
 # --- the service, in this process --------------------------------------------
 
-def make_service(backend="python", threaded=False, servers=2, clients=2):
-    return service.Service({"servers": servers, "clients": clients},
-                           backend, threaded)
+def make_service(backend="python", threaded=False, servers=2, clients=2,
+                 client="python"):
+    return udp.Service({"servers": servers, "clients": clients,
+                        "client": client}, backend, threaded)
 
 
+def client_kinds():
+    try:
+        clients.native_driver()
+    except Unavailable:
+        return ["python"]
+    return ["python", "native"]
+
+
+@pytest.mark.parametrize("backend", ["python", "echo"])
+@pytest.mark.parametrize("client", client_kinds())
 @pytest.mark.parametrize("threaded", [False, True])
-def test_service_answers_every_request_once(sink, threaded):
-    svc = make_service(threaded=threaded)
+def test_service_answers_every_request_once(sink, threaded, client,
+                                            backend):
+    svc = make_service(backend, threaded=threaded, client=client)
     pids = svc.pids()
     try:
         wall = svc(2)
     finally:
         svc.close()
     assert wall > 0
-    assert sink["requests"] == 2 * service.REQUESTS_PER_LOOP
+    assert sink["requests"] == 2 * udp.REQUESTS_PER_LOOP
     assert sink["errors"] == 0
     assert sink["duplicates"] == 0
     assert sink["nonmonotonic"] == 0
     counts = [int(c) for c in sink["served"].split(",")]
     assert len(counts) == 2 and sum(counts) == sink["requests"]
     assert sink["ids_per_s"] == pytest.approx(sink["requests"] / wall)
+    assert sink["load_generator"] in ((client,) if client == "python"
+                                      else ("cython", "cffi"))
+    assert sink["placement"] == "shared"  # not pinned
+    assert sink["server_cpus"] == sink["client_cpus"] >= 1
+    assert sink["client_cpu_pct"] > 0
     assert wait_gone(pids) == []
+
+
+class Stuck(object):
+    """A broken server's generator: the same id every time."""
+
+    def __init__(self, node):
+        self.next_id = lambda: (1 << 40) | node << ids_module.SEQ_BITS
+
+
+@pytest.mark.parametrize("client", client_kinds())
+def test_a_server_handing_out_duplicates_fails_the_value(sink, monkeypatch,
+                                                         client):
+    monkeypatch.setitem(ids_module.GENERATORS, "stuck", Stuck)
+    svc = make_service("stuck", servers=1, clients=1, client=client)
+    try:
+        with pytest.raises(udp.DuplicateIds, match="handed out twice"):
+            svc(1)
+    finally:
+        svc.close()
+    assert sink["duplicates"] == udp.REQUESTS_PER_LOOP - 1
+
+
+def test_echo_ids_are_unique_increasing_and_name_their_node():
+    counters = [ids_module.EchoCounter(node) for node in (1, 2)]
+    lists = [[c.next_id() for _ in range(1000)] for c in counters]
+    assert ids_module.duplicates(lists) == 0
+    assert ids_module.nonmonotonic(lists) == 0
+    assert [{ids_module.node_of(i) for i in ids} for ids in lists] == [
+        {1}, {2}]
+    assert all(i > 0 for ids in lists for i in ids)
 
 
 def test_c_backend_over_udp(sink):
@@ -180,25 +230,26 @@ def test_c_backend_over_udp(sink):
 def test_client_crash_fails_the_value_and_leaves_no_process(monkeypatch):
     def crash(*args):
         os._exit(3)
-    monkeypatch.setattr(service, "client_rounds", crash)
+    monkeypatch.setattr(clients, "python_rounds", crash)
     svc = make_service()
     pids = svc.pids()
     try:
-        with pytest.raises(service.ChildError, match="client"):
+        with pytest.raises(udp.ChildError, match="client"):
             svc(1)
     finally:
         svc.close()
     assert wait_gone(pids) == []
 
 
-def test_dead_server_fails_the_value(sink):
-    svc = make_service(servers=1, clients=1)
+@pytest.mark.parametrize("client", client_kinds())
+def test_dead_server_fails_the_value(sink, client):
+    svc = make_service(servers=1, clients=1, client=client)
     pids = svc.pids()
     try:
         os.kill(svc.servers[0].pid, signal.SIGKILL)
         svc.servers[0].join(5)
         started = time.time()
-        with pytest.raises(service.ChildError, match="server"):
+        with pytest.raises(udp.ChildError, match="server"):
             svc(1)
         assert time.time() - started < 10
     finally:
@@ -207,7 +258,7 @@ def test_dead_server_fails_the_value(sink):
 
 
 def test_unbindable_address_is_unavailable(monkeypatch):
-    monkeypatch.setattr(service, "HOST", "192.0.2.1")  # TEST-NET-1
+    monkeypatch.setattr(udp, "HOST", "192.0.2.1")  # TEST-NET-1
     with pytest.raises(Unavailable, match="cannot bind UDP 192.0.2.1"):
         make_service()
 
@@ -228,13 +279,17 @@ def test_inprocess_records_its_checks(backend):
 
 FAULT_CASES = '''
 import os, signal, time
-from cases import service
+from gilbench.cases import _service_ids, _service_udp
 from gilbench.api import CUSTOM, Axis, CaseSpec
 
 PIDS = %r
 
-def started(params):
-    svc = service.Service(params, "python", False)
+class Stuck(object):
+    def __init__(self, node):
+        self.next_id = lambda: 1 << 40
+
+def started(params, backend="python"):
+    svc = _service_udp.Service(params, backend, False)
     with open(PIDS, "a") as stream:
         stream.write("".join("%%d\\n" %% pid for pid in svc.pids()))
     return svc
@@ -255,10 +310,15 @@ def crash(params):
         os.kill(os.getpid(), signal.SIGKILL)
     return time_it
 
+def duplicate(params):
+    _service_ids.GENERATORS["stuck"] = Stuck
+    return started(params, "stuck")
+
 AXES = [Axis("servers", [2]), Axis("clients", [2])]
 CASES = [CaseSpec("svcfault", name, "v", "python", prepare, name,
                   driver=CUSTOM, axes=AXES, value_means="wall seconds")
-         for name, prepare in (("ok", ok), ("hang", hang), ("crash", crash))]
+         for name, prepare in (("ok", ok), ("hang", hang), ("crash", crash),
+                               ("duplicate", duplicate))]
 '''
 
 
@@ -275,7 +335,8 @@ def read_pids(path):
 
 
 @pytest.mark.parametrize("case, outcome", [
-    ("ok", " 0 failed"), ("hang", "hung"), ("crash", "failed")])
+    ("ok", " 0 failed"), ("hang", "hung"), ("crash", "failed"),
+    ("duplicate", "handed out twice")])
 def test_no_server_survives_its_benchmark(fault_module, tmp_path, case,
                                           outcome):
     module, pids = fault_module
@@ -289,19 +350,25 @@ def test_no_server_survives_its_benchmark(fault_module, tmp_path, case,
     assert wait_gone(started) == [], result
 
 
-def test_pinned_run_records_servers_cpus(tmp_path):
+def test_pinned_run_puts_servers_and_clients_apart(tmp_path):
     output = tmp_path / "pinned.json"
     result = run_harness("run", "--case", "service.udp.processes.python",
-                         "--param", "servers=2", "--param", "clients=2",
-                         "--pin-threads", "-o", output, *MINIMAL_PYPERF,
-                         timeout=120)
+                         "--param", "servers=2", "--param", "clients=1",
+                         "--param", "client=native", "--pin-threads",
+                         "-o", output, *MINIMAL_PYPERF, timeout=120)
     assert result.code == 0, result
     bench, = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
     run = [r for r in bench.get_runs() if r.values][0]
     metadata = run.get_metadata()
     cpus = psutil.Process().cpu_affinity()
-    expected = [cpus[i % len(cpus)] for i in range(2)]
-    assert metadata["pinned_cpus"] == ",".join(str(c) for c in expected)
+    servers, client = udp.placement(len(cpus), 2, 1)
+    assert metadata["pinned_cpus"] == ",".join(str(cpus[i])
+                                               for i in servers)
+    assert metadata["client_pinned_cpus"] == str(cpus[client[0]])
+    if len(cpus) > 1:
+        assert metadata["placement"] == "disjoint"
+        assert metadata["server_cpus"] == min(2, len(cpus) - 1)
+        assert metadata["client_cpus"] == 1
     assert metadata["duplicates"] == 0
     assert metadata["errors"] == 0
     assert metadata["ids_per_s"] > 0

@@ -1,0 +1,139 @@
+"""The service family's ids: the generators (Python, Cython, cffi, and the
+echo server's counter), the id layout, and the checks made on the ids of
+one value.  Not a family (the registry skips ``_`` modules): support code
+for cases/service.py and its UDP service.
+
+An id is ``tick | node | sequence`` (extensions/service.h): milliseconds
+since 2020, the node of the process (or thread) that made it, and a 14-bit
+sequence.
+"""
+import functools
+import itertools
+import struct
+import threading
+import time
+
+from gilbench.api import import_extension
+
+CYTHON_MODULE = "gilbench.extensions._service_cy"
+CFFI_MODULE = "gilbench.extensions._service_cffi"
+NODE_BITS = 8
+SEQ_BITS = 14
+EPOCH_MS = 1577836800000  # extensions/service.c's SV_EPOCH
+TAG = struct.Struct("!I")
+ID = struct.Struct("!q")
+REPLY_BYTES = TAG.size + ID.size
+TAG_MASK = 0xffffffff
+
+
+class PythonGenerator(object):
+    """service.c's generator in Python, behind a lock."""
+
+    def __init__(self, node, seq_bits=SEQ_BITS, tick_ms=1, capped=False):
+        if not 0 <= node < 1 << NODE_BITS or seq_bits < 1 or tick_ms < 1:
+            raise ValueError("bad generator (%r, %r, %r)"
+                             % (node, seq_bits, tick_ms))
+        self._node = node << seq_bits
+        self._mask = (1 << seq_bits) - 1
+        self._shift = NODE_BITS + seq_bits
+        self._tick_ms = tick_ms
+        self._capped = capped
+        self._last = 0
+        self._errors = 0
+        self._lock = threading.Lock()
+
+    def next_id(self):
+        now = (int(time.time() * 1000) - EPOCH_MS) // self._tick_ms
+        with self._lock:
+            last = self._last
+            tick = last >> self._shift
+            if now > tick:
+                new = (now << self._shift) | self._node
+            elif last & self._mask < self._mask:
+                new = last + 1
+            elif self._capped:
+                self._errors += 1
+                return -1
+            else:  # borrow the next tick
+                new = ((tick + 1) << self._shift) | self._node
+            self._last = new
+            return new
+
+    def errors(self):
+        return self._errors
+
+
+def _cython_generator(node, seq_bits=SEQ_BITS, tick_ms=1, capped=False):
+    module = import_extension(CYTHON_MODULE)
+    return module.Generator(node, seq_bits, tick_ms, capped)
+
+
+class CffiGenerator(object):
+    """The C generator through cffi; ``next_id`` is one cffi call."""
+
+    def __init__(self, node, seq_bits=SEQ_BITS, tick_ms=1, capped=False):
+        module = import_extension(CFFI_MODULE)
+        lib = module.lib
+        gen = lib.sv_new(node, seq_bits, tick_ms, int(capped))
+        if gen == module.ffi.NULL:
+            raise ValueError("sv_new(%r, %r, %r) failed"
+                             % (node, seq_bits, tick_ms))
+        self._gen = module.ffi.gc(gen, lib.sv_free)
+        self.next_id = functools.partial(lib.sv_next, self._gen)
+        self.errors = functools.partial(lib.sv_errors, self._gen)
+
+
+class EchoCounter(object):
+    """The echo server's "generator": the least work that still gives
+    unique ids, increasing per node and laid out as ids (sequence 0, the
+    node, a count where the tick goes), so the client's checks hold for
+    the echo row too.  Not thread-safe: one per server thread."""
+
+    def __init__(self, node):
+        if not 0 <= node < 1 << NODE_BITS:
+            raise ValueError("bad node %r" % (node,))
+        step = 1 << (NODE_BITS + SEQ_BITS)
+        self.next_id = functools.partial(
+            next, itertools.count(step | node << SEQ_BITS, step))
+
+    def errors(self):
+        return 0
+
+
+GENERATORS = {"python": PythonGenerator, "cython": _cython_generator,
+              "cffi": CffiGenerator, "echo": EchoCounter}
+MODULES = {"cython": CYTHON_MODULE, "cffi": CFFI_MODULE}
+
+
+def node_of(id_, seq_bits=SEQ_BITS):
+    return (id_ >> seq_bits) & ((1 << NODE_BITS) - 1)
+
+
+# --- checks on the ids of one value ------------------------------------------
+
+def duplicates(id_lists):
+    every = [i for ids in id_lists for i in ids]
+    return len(every) - len(set(every))
+
+
+def nonmonotonic(id_lists):
+    """Ids that came after a larger id of the same node in one list (one
+    flow's replies in arrival order: the only order a node promises)."""
+    bad = 0
+    for ids in id_lists:
+        last = {}
+        for id_ in ids:
+            node = node_of(id_)
+            if id_ <= last.get(node, -1):
+                bad += 1
+            last[node] = id_
+    return bad
+
+
+def served(id_lists, nodes):
+    counts = dict((node, 0) for node in nodes)
+    for ids in id_lists:
+        for id_ in ids:
+            node = node_of(id_)
+            counts[node] = counts.get(node, 0) + 1
+    return [counts[node] for node in sorted(counts)]
