@@ -40,10 +40,18 @@ A benchmark that produced no value is listed in the file's
 common to all benchmarks): a JSON list of ``{"name", "reason",
 "metadata"}`` where ``reason`` starts with ``n/a:``, ``failed:`` or
 ``hung:`` and ``metadata`` holds the same benchmark-level keys as above,
-so the report places the reason in the right cell without parsing names
--- less the family's ``gilbench_tables``, ``gilbench_findings`` and
-``gilbench_order`` where a benchmark with values or an earlier entry of
-the family carries them.
+so the report places the reason in the right cell without parsing names.
+
+A benchmark's child program writes its family's ``gilbench_tables``,
+``gilbench_findings`` and ``gilbench_order`` with every benchmark, and
+``gilbench_axes``, ``value_means`` and ``description`` are the same for
+every benchmark of a case.  The merged result file holds them once instead, in
+``gilbench_declarations``: a JSON object ``{family: {key: value, "cases":
+{"case variant backend": {key: value}}}}``, the same on every benchmark
+(so pyperf stores it once, in the file's common metadata); a benchmark or
+entry keeps a case constant of its own only where it differs, and a
+benchmark with values keeps ``value_means`` beside them.  The
+report reads both layouts.
 
 Nothing ever parses a benchmark name; names are for people (see
 ``gilbench.registry``).
@@ -55,6 +63,13 @@ AXES_KEY = "gilbench_axes"
 TABLES_KEY = "gilbench_tables"
 FINDINGS_KEY = "gilbench_findings"
 ORDER_KEY = "gilbench_order"
+# A result file holds each family's declarations, and each case's
+# constants, once under this key.
+DECLARATIONS_KEY = "gilbench_declarations"
+DECLARATION_KEYS = (TABLES_KEY, FINDINGS_KEY, ORDER_KEY)
+CASES_KEY = "cases"
+MEANS_KEY = "value_means"
+CASE_KEYS = (AXES_KEY, MEANS_KEY, "description")
 DEFAULT_ORDER = 100  # a family that declares no ORDER
 # The built-in family whose perfectly parallel C loop is this machine's
 # ceiling, read by every efficiency cell "against the ceiling" and drawn
@@ -65,3 +80,8 @@ CEILING_CASE = "spin"
 TIMEIT_FAMILY = "timeit"
 MISSING_KEY = "gilbench_missing"
 NAME_PARTS = ("family", "case", "variant", "backend")
+
+
+def case_id(metadata):
+    """A case's key among its family's CASES_KEY: "case variant backend"."""
+    return " ".join(str(metadata.get(part, "")) for part in NAME_PARTS[1:])

@@ -5,9 +5,11 @@ over it, so an interrupted or failed run never leaves a half-written or
 emptied result.  Benchmarks that could not produce a value are listed, with
 the reason and their metadata, in the ``gilbench_missing`` metadata of
 every benchmark (pyperf hoists it to the file's common metadata, so it is
-stored once), so the report can say "n/a" in the right cell; a family's
-declarations are left out of an entry where a benchmark with values, or
-an earlier entry, carries them.
+stored once), so the report can say "n/a" in the right cell.  Each
+family's declarations (tables, findings, order) and each case's constants
+move from its benchmarks and entries into one ``gilbench_declarations``
+key, the same on every benchmark, which pyperf hoists too: repeated per
+benchmark they were most of a file's bytes.
 """
 import json
 import os
@@ -18,10 +20,9 @@ import pyperf
 
 from gilbench import gilguard
 from gilbench.errors import UsageError
-from gilbench.resultformat import (FINDINGS_KEY, MISSING_KEY, ORDER_KEY,
-                                   TABLES_KEY)
-
-DECLARATION_KEYS = (TABLES_KEY, FINDINGS_KEY, ORDER_KEY)
+from gilbench.resultformat import (CASE_KEYS, CASES_KEY, DECLARATION_KEYS,
+                                   DECLARATIONS_KEY, MEANS_KEY, MISSING_KEY,
+                                   case_id)
 
 
 def default_output():
@@ -65,25 +66,50 @@ def merge_journal(benchmarks, book, entries, output):
     return merge(files, missing, output), missing
 
 
+class _Hoister(object):
+    """Collects what a file would repeat per benchmark: each family's
+    declarations, and each case's constants (its axes, what a value
+    means, its description) where all its benchmarks agree."""
+
+    def __init__(self):
+        self.found = {}
+
+    def strip(self, metadata, measured):
+        """``metadata`` without what it hands over to the collection; a
+        measured benchmark keeps what its values mean beside them."""
+        family = self.found.setdefault(metadata.get("family"), {})
+        case = family.setdefault(CASES_KEY, {}).setdefault(
+            case_id(metadata), {})
+        kept = {}
+        for key, value in metadata.items():
+            if key in DECLARATION_KEYS:
+                family.setdefault(key, value)
+            elif (key in CASE_KEYS and not (measured and key == MEANS_KEY)
+                  and case.setdefault(key, value) == value):
+                continue
+            else:
+                kept[key] = value
+        return kept
+
+    def encoded(self):
+        return json.dumps(self.found, sort_keys=True)
+
+
 def declared_once(benchmarks, missing):
-    """The ``missing`` entries without their family's declarations
-    (tables, findings, order) where a measured benchmark or an earlier
-    entry of the family already carries them: a file's report reads the
-    first it finds, and these keys were most of a file's bytes."""
-    carried = set(bench.get_metadata().get("family")
-                  for bench in benchmarks
-                  if DECLARATION_KEYS[0] in bench.get_metadata())
-    trimmed = []
-    for entry in missing:
-        family = entry["metadata"].get("family")
-        if family in carried:
-            metadata = dict((k, v) for k, v in entry["metadata"].items()
-                            if k not in DECLARATION_KEYS)
-            entry = dict(entry, metadata=metadata)
-        elif any(k in entry["metadata"] for k in DECLARATION_KEYS):
-            carried.add(family)
-        trimmed.append(entry)
-    return trimmed
+    """(benchmarks, missing entries) with every family's declarations and
+    case constants in one DECLARATIONS_KEY on each benchmark's runs
+    instead of their own."""
+    hoister = _Hoister()
+    stripped = [[(run, hoister.strip(run.get_metadata(), True))
+                 for run in bench.get_runs()] for bench in benchmarks]
+    entries = [dict(entry, metadata=hoister.strip(entry["metadata"], False))
+               for entry in missing]
+    common = {DECLARATIONS_KEY: hoister.encoded()}
+    rebuilt = [pyperf.Benchmark([
+        pyperf.Run(run.values, warmups=run.warmups,
+                   metadata=dict(metadata, **common), collect_metadata=False)
+        for run, metadata in runs]) for runs in stripped]
+    return rebuilt, entries
 
 
 def merge(bench_files, missing, output):
@@ -97,8 +123,8 @@ def merge(bench_files, missing, output):
         benchmarks.extend(pyperf.BenchmarkSuite.load(path).get_benchmarks())
     if not benchmarks:
         return 0
+    benchmarks, missing = declared_once(benchmarks, missing)
     if missing:
-        missing = declared_once(benchmarks, missing)
         encoded = json.dumps(missing, sort_keys=True)
         for bench in benchmarks:
             bench.update_metadata({MISSING_KEY: encoded})

@@ -105,14 +105,18 @@ def test_metadata(suite):
         assert meta["value_means"] == drivers.value_means("threads")
         assert meta["ops_per_loop"] == meta["concurrency"] == meta["threads"]
         assert meta["driver"] == "threads"
-        assert json.loads(meta["gilbench_axes"]) == [
+        declared = json.loads(meta["gilbench_declarations"])["gil"]
+        case = declared["cases"][" ".join(base.split(".")[1:])]
+        assert "gilbench_axes" not in meta  # once per case, below
+        assert json.loads(case["gilbench_axes"]) == [
             {"name": "threads", "unit": "threads", "log": False}]
         assert meta["python_gil"] in ("enabled", "disabled")
         assert isinstance(meta["cpus_usable"], int)
         assert meta["cpus_usable"] >= 1
         assert meta.get("unit") == "second"
         assert "gilbench_missing" not in meta
-        tables = json.loads(meta["gilbench_tables"])
+        assert "gilbench_tables" not in meta  # once per file
+        tables = json.loads(declared["gilbench_tables"])
         assert [t["title"] for t in tables] == [
             "nogil/gil slowdown", "lock/trivial factor",
             "Scaling over threads",

@@ -1,6 +1,7 @@
 """Report side (Python >= 3.9): loading format-2 result files into
 records, interpreter labels and order, and refusing other files."""
 import json
+import os
 import sys
 
 import pytest
@@ -214,18 +215,20 @@ def test_cli_refuses_other_formats_in_one_line(harness, tmp_path, which):
     assert "format %s" % (1 if which == "old" else 99) in result.stderr
 
 
-def test_declarations_are_kept_once_among_the_missing(tmp_path):
-    """A family's tables and findings stay on a measured benchmark (or the
-    first missing entry of an all-n/a family), and every table still
+def test_declarations_are_kept_once_per_file(tmp_path):
+    """Every family's tables and findings, from measured benchmarks and
+    missing entries alike, end up once in the file's common metadata;
+    neither benchmarks nor entries repeat them, and every table still
     renders from the merged file."""
     from gilbench import results
-    from gilbench.resultformat import FINDINGS_KEY, MISSING_KEY, TABLES_KEY
+    from gilbench.resultformat import (DECLARATIONS_KEY, FINDINGS_KEY,
+                                       MISSING_KEY, TABLES_KEY)
     extra = {FINDINGS_KEY: json.dumps([{"question": "q?", "at": {},
                                         "cell": {"kind": "value",
                                                  "per_op": False}}])}
     measured = write_result(tmp_path / "m", "one.json", "3.11.7",
-                            [(gil("trivial", "gil", "cython", 1),
-                              [1e-6, 1e-6])], extra=extra)
+                            [(gil("trivial", "gil", "cython", n),
+                              [1e-6, 1e-6]) for n in (1, 2)], extra=extra)
     entries = [missing_entry(gil("trivial", "nogil", "cython", 1), "n/a: x",
                              extra=extra),
                missing_entry(dims("other", "c", "v", "b", threads=1),
@@ -233,13 +236,33 @@ def test_declarations_are_kept_once_among_the_missing(tmp_path):
                missing_entry(dims("other", "c", "v", "b", threads=2),
                              "n/a: y", tables=gil_tables(), extra=extra)]
     output = str(tmp_path / "merged.json")
-    assert results.merge([str(measured)], entries, output) == 1
+    assert results.merge([str(measured)], entries, output) == 2
+    with open(output) as stored:
+        raw = json.load(stored)
+    assert set(json.loads(raw["metadata"][DECLARATIONS_KEY])) == {
+        "gil", "other"}
+    assert all(TABLES_KEY not in b.get("metadata", {})
+               and FINDINGS_KEY not in b.get("metadata", {})
+               for b in raw["benchmarks"])
+    assert json.dumps(raw).count('"question"') == 0  # all inside one string
     suite = pyperf.BenchmarkSuite.load(output)
     kept = json.loads(suite.get_benchmarks()[0].get_metadata()[MISSING_KEY])
-    carrying = [(e["metadata"]["family"], TABLES_KEY in e["metadata"],
-                 FINDINGS_KEY in e["metadata"]) for e in kept]
-    assert carrying == [("gil", False, False), ("other", True, True),
-                        ("other", False, False)]
+    assert not any(TABLES_KEY in e["metadata"] or FINDINGS_KEY in
+                   e["metadata"] for e in kept)
     loaded = loader.load_result(output)
     assert set(loaded.tables) == {"gil", "other"}
     assert set(loaded.findings) == {"gil", "other"}
+    assert loaded.tables["other"] == gil_tables()
+
+
+def test_a_file_with_declarations_per_benchmark_still_loads():
+    """The layout before declarations were kept once: a small file from
+    a real run (tests/data), rendered by today's report."""
+    from gilbench.report import render
+    path = os.path.join(os.path.dirname(__file__), "data",
+                        "per-benchmark-declarations.json")
+    loaded = loader.load_result(path)
+    assert {"gil", "ceiling"} <= set(loaded.tables)
+    assert "gil" in loaded.findings
+    page = render.render(loader.load_results([path]), "md")
+    assert "nogil/gil slowdown" in page

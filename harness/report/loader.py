@@ -106,8 +106,7 @@ def _count_axis(meta):
     return driver if driver in COUNT_AXES else None
 
 
-def _measured(path, bench):
-    meta = bench.get_metadata()
+def _measured(path, bench, meta):
     runs = [run for run in bench.get_runs() if run.values]
     cpus = _mean_over_runs(runs, "cpus_usable") or meta.get("cpu_count", 1)
     per_run = _recorded_runs(runs)
@@ -124,7 +123,7 @@ def _measured(path, bench):
         run_values=tuple(tuple(run.values) for run in runs))
 
 
-def _missing(path, entries, cpus_usable):
+def _missing(path, entries, cpus_usable, restore):
     records = []
     for entry in entries:
         if not (isinstance(entry, dict) and isinstance(entry.get("name"), str)
@@ -132,7 +131,7 @@ def _missing(path, entries, cpus_usable):
                 and isinstance(entry.get("metadata"), dict)):
             raise UsageError(f"{path!r}: each {fmt.MISSING_KEY} entry needs "
                              "a name, a reason and metadata")
-        name, meta = entry["name"], entry["metadata"]
+        name, meta = entry["name"], restore(entry["metadata"])
         _require(path, name, meta, fmt.NAME_PARTS + (fmt.AXES_KEY,))
         records.append(Record(
             name=name, dims=_dims(path, name, meta),
@@ -152,6 +151,34 @@ def _declared(path, name, meta, key, what, keys):
             raise UsageError(f"{path!r}: {name!r} declares a {what} the "
                              f"report cannot read ({problem})")
     return declared
+
+
+class _Restorer:
+    """Puts a file's DECLARATIONS_KEY (each family's declarations and
+    case constants, stored once) back into each benchmark's and entry's
+    metadata, where older files carried them; what a benchmark carries
+    itself wins."""
+
+    def __init__(self, path, default):
+        self.path = path
+        self.default = default  # the file's, for missing entries
+        self.parsed = {}
+
+    def __call__(self, meta):
+        text = meta.get(fmt.DECLARATIONS_KEY, self.default)
+        if text is None:
+            return meta
+        if text not in self.parsed:
+            self.parsed[text] = _json(self.path, fmt.DECLARATIONS_KEY, text,
+                                      dict)
+        family = self.parsed[text].get(meta.get("family"))
+        if not isinstance(family, dict):
+            return meta
+        case = family.get(fmt.CASES_KEY, {})
+        case = case.get(fmt.case_id(meta)) if isinstance(case, dict) else None
+        declared = {k: v for k, v in family.items() if k != fmt.CASES_KEY}
+        return {**declared, **(case if isinstance(case, dict) else {}),
+                **meta}
 
 
 def _declarations(path, metas):
@@ -180,16 +207,18 @@ def load_result(path):
     benchmarks = suite.get_benchmarks()
     if not benchmarks:
         raise UsageError(f"{path!r} holds no benchmarks")
-    for bench in benchmarks:
-        check_format(path, bench.get_name(), bench.get_metadata())
     run_meta = _first_run_metadata(benchmarks)
+    restore = _Restorer(path, run_meta.get(fmt.DECLARATIONS_KEY))
+    metas = [(b.get_name(), restore(b.get_metadata())) for b in benchmarks]
+    for name, meta in metas:
+        check_format(path, name, meta)
     label, key = interpreters.identify(run_meta, path)
     entries = _json(path, fmt.MISSING_KEY,
                     run_meta.get(fmt.MISSING_KEY, "[]"), list)
-    records = [_measured(path, b) for b in benchmarks]
-    records += _missing(path, entries, records[0].cpus_usable)
-    metas = [(b.get_name(), b.get_metadata()) for b in benchmarks]
-    metas += [(e["name"], e["metadata"]) for e in entries]
+    records = [_measured(path, b, meta)
+               for b, (_, meta) in zip(benchmarks, metas)]
+    records += _missing(path, entries, records[0].cpus_usable, restore)
+    metas += [(e["name"], restore(e["metadata"])) for e in entries]
     tables, findings, order, axes = _declarations(path, metas)
     return ResultFile(path=path, interpreter=label, version_key=key,
                       records=records, tables=tables, axes=axes,
