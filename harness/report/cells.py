@@ -9,11 +9,11 @@ NOISY_RSD = 0.05  # relative std dev above which a value is flagged
 NOISY_MARK = "~"
 OVERSUBSCRIBED_MARK = "^"
 NOT_SIGNIFICANT_MARK = "?"
-LEGEND = ("[low-high]: 95%% confidence interval (bootstrap over the pyperf "
-          "values); %s: not significant (the interval reaches 1, the "
-          "runner-up is within reach, or too few values to tell); %s: "
-          "relative std dev above %d%% (noisy); %s: more threads or "
-          "processes than usable CPUs (oversubscribed)."
+LEGEND = ("[low-high]: 95%% confidence interval (bootstrap over the worker "
+          "processes and their values); %s: not significant (the interval "
+          "reaches 1, the runner-up is within reach, or too few values to "
+          "tell); %s: relative std dev above %d%% (noisy); %s: more threads "
+          "or processes than usable CPUs (oversubscribed)."
           % (NOT_SIGNIFICANT_MARK, NOISY_MARK, NOISY_RSD * 100,
              OVERSUBSCRIBED_MARK))
 NOT_RUN = "n/a: not run"
