@@ -206,3 +206,13 @@ def test_a_curve_that_only_falls_peaks_at_one_worker():
     assert fit.s_interval[1] <= 1.0 and fit.k_interval[1] <= 1.0
     assert fit.peak == 1.0
     assert "peak at 1 (no count is faster than one)" in fit_text(fit)
+
+
+def test_a_coefficient_at_its_bound_reads_zero():
+    """curve_fit leaves a bounded s at a float's dust (4e-21) when the
+    curve has no serial share: the cell says 0, not twenty zeros."""
+    from gilbench.report.scaling_kinds import fit_text
+    points = [(n, float(scalability.usl(n, 0.0, 0.05)), None)
+              for n in (1, 2, 3, 4)]
+    text = fit_text(scalability.fit(points))
+    assert text.startswith("s=0 [0-") and "0000" not in text

@@ -173,6 +173,11 @@ def fit_text(fit):
         peak = "peak %s %s" % (_bound(fit.peak), interval_text(
             fit.peak_interval, _bound))
     return "s=%s %s, k=%s %s, %s" % (
-        cells.significant(fit.s), interval_text(fit.s_interval),
-        cells.significant(fit.k), interval_text(fit.k_interval),
+        _coefficient(fit.s), interval_text(fit.s_interval, _coefficient),
+        _coefficient(fit.k), interval_text(fit.k_interval, _coefficient),
         peak.strip())
+
+
+def _coefficient(number):
+    """s or k: a share, shown to 0.001 (a fit's 4e-21 is 0)."""
+    return "0" if abs(number) < 0.0005 else cells.significant(number)
