@@ -12,7 +12,7 @@ state, echoed payload) and a wrong one fails the benchmark.  Methods:
 * ``process-fork``, ``process-forkserver``, ``process-spawn``:
   ``ProcessPoolExecutor`` with that start method (2.7: fork only);
 * ``interp``: a pool of subinterpreters, each with its own GIL: the stdlib
-  ``InterpreterPoolExecutor`` (3.14+), else :class:`InterpreterPool` here
+  ``InterpreterPoolExecutor`` (3.14+), else ``gilbench.interpreterpool``'s
   (3.13 ``_interpreters``, 3.12 ``_xxsubinterpreters``, with channels).
 
 Workloads (extensions/executor.py): ``trivial`` (``abs(-1)``), ``sleep``
@@ -41,17 +41,13 @@ processes and own-GIL subinterpreters can run in parallel.
 """
 import pickle
 import sys
-import threading
 
 from gilbench.api import (CUSTOM, HIGHEST, Axis, CaseSpec, TreeCpuClock,
                           Unavailable, best, counts, efficiency, finding,
                           import_extension, perf_counter, record, recorded,
                           speedup, table, value)
-
-try:
-    import queue
-except ImportError:  # Python 2.7
-    import Queue as queue
+from gilbench.interpreterpool import (interpreters_unavailable,
+                                      make_interpreter_pool)
 
 FAMILY = "executor"
 ORDER = 40
@@ -77,177 +73,6 @@ def _futures():
         raise Unavailable("concurrent.futures missing (on Python 2.7 it is "
                           "the futures backport) (%s)" % exc)
     return concurrent.futures
-
-
-# --- InterpreterPool -------------------------------------------------------
-
-def _low_level():
-    """(interpreters module, channels module, version tag) or None."""
-    try:
-        import _interpreters
-        import _interpchannels
-        return _interpreters, _interpchannels, 13
-    except ImportError:
-        pass
-    try:
-        import _xxsubinterpreters
-        import _xxinterpchannels
-        if sys.version_info >= (3, 12):  # before, one GIL for all
-            return _xxsubinterpreters, _xxinterpchannels, 12
-    except ImportError:
-        pass
-    return None
-
-
-def interpreters_unavailable():
-    """None, or why no pool of own-GIL subinterpreters exists here."""
-    if hasattr(_futures(), "InterpreterPoolExecutor"):
-        return None
-    if sys.version_info < (3, 12):
-        return ("subinterpreters have their own GIL only from CPython 3.12 "
-                "(this is %s %d.%d)" % ((_implementation(),)
-                                        + tuple(sys.version_info[:2])))
-    if _low_level() is None:
-        return "%s has no _interpreters/_xxsubinterpreters" % (
-            _implementation(),)
-    return None
-
-
-def _implementation():
-    import platform
-    return platform.python_implementation()
-
-
-_INIT = """
-import sys
-sys.path[:] = %r
-import pickle
-import %s as _channels
-"""
-_RUN = """
-_fn, _args = pickle.loads(_task)
-try:
-    _out = (True, _fn(*_args))
-except BaseException as _exc:
-    _out = (False, '%%s: %%s' %% (type(_exc).__name__, _exc))
-_channels.send(_cid, pickle.dumps(_out, %d)%s)
-del _fn, _args, _out
-"""
-
-
-class InterpreterPool(object):
-    """A minimal ``concurrent.futures.Executor`` over subinterpreters with
-    their own GIL (3.12/3.13, where the stdlib has no such executor).
-
-    One host thread per worker owns one subinterpreter and runs each task
-    there: the task is pickled by reference (so it must be importable: a
-    function defined in ``__main__`` is refused, as the pep-734 backport
-    hangs on one), the result comes back pickled through a channel.
-    """
-
-    def __init__(self, max_workers):
-        self._modules = _low_level()
-        self._queue = queue.Queue()
-        self._shutdown = False
-        self._threads = []
-        self._errors = []
-        for _ in range(max_workers):
-            thread = threading.Thread(target=self._worker)
-            thread.daemon = True  # never blocks exit; close() joins them
-            thread.start()
-            self._threads.append(thread)
-
-    def submit(self, fn, *args):
-        futures = _futures()
-        if getattr(fn, "__module__", None) == "__main__":
-            raise ValueError("%r is defined in __main__, which a "
-                             "subinterpreter cannot import" % (fn,))
-        if self._shutdown:
-            raise RuntimeError("cannot submit after shutdown")
-        future = futures.Future()
-        self._queue.put((future, pickle.dumps((fn, args), PROTOCOL)))
-        return future
-
-    def shutdown(self, wait=True):
-        if not self._shutdown:
-            self._shutdown = True
-            for _ in self._threads:
-                self._queue.put(None)
-        if wait:
-            for thread in self._threads:
-                thread.join()
-        if self._errors:
-            raise RuntimeError("subinterpreter worker failed: %s"
-                               % self._errors[0])
-
-    def _worker(self):
-        interpreters, channels, version = self._modules
-        if version == 12:
-            interp = interpreters.create(isolated=True)
-            channel = channels.create()
-        else:
-            interp = interpreters.create("isolated")
-            channel = channels.create(1)  # unboundop: remove the item
-        try:
-            self._serve(interp, channel)
-        except BaseException as exc:  # reported by shutdown()
-            self._errors.append(repr(exc))
-            self._fail_queued(exc)
-        finally:
-            interpreters.destroy(interp)
-            channels.destroy(channel)
-
-    def _serve(self, interp, channel):
-        interpreters, channels, version = self._modules
-        run = self._runner(interpreters, version)
-        run(interp, _INIT % (list(sys.path), channels.__name__), {})
-        script = _RUN % (PROTOCOL, "" if version == 12 else
-                         ", blocking=False")
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            future, task = item
-            if not future.set_running_or_notify_cancel():
-                continue
-            run(interp, script, {"_task": task, "_cid": int(channel)})
-            received = channels.recv(channel)
-            ok, result = pickle.loads(received if version == 12
-                                      else received[0])
-            if ok:
-                future.set_result(result)
-            else:
-                future.set_exception(RuntimeError(
-                    "in a subinterpreter: %s" % result))
-
-    @staticmethod
-    def _runner(interpreters, version):
-        if version == 12:
-            return interpreters.run_string
-
-        run_code = getattr(interpreters, "exec")  # a keyword on 2.7
-
-        def run(interp, script, shared):
-            failure = run_code(interp, script, shared)
-            if failure is not None:
-                raise RuntimeError("subinterpreter: %s" % (failure,))
-        return run
-
-    def _fail_queued(self, exc):
-        while True:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                return
-            if item is not None:
-                item[0].set_exception(exc)
-
-
-def make_interpreter_pool(workers):
-    futures = _futures()
-    if hasattr(futures, "InterpreterPoolExecutor"):
-        return futures.InterpreterPoolExecutor(max_workers=workers)
-    return InterpreterPool(workers)
 
 
 def native_in_subinterpreter():

@@ -11,6 +11,7 @@ import uuid
 import psutil
 import pytest
 
+from gilbench import interpreterpool
 from gilbench import record as record_module
 from gilbench.registry import Unavailable
 from helpers import MINIMAL_PYPERF, ROOT
@@ -123,19 +124,19 @@ def test_na_combinations_carry_reasons():
     assert executor.exclude(params("pickle", workers=4))
     assert executor.exclude(params("thread", phase="cold",
                                    payload="large"))
-    if sys.version_info < (3, 12) or executor._low_level() is None:
+    if interpreterpool.interpreters_unavailable():
         with pytest.raises(Unavailable, match=r"\S"):
             executor.check(params("interp"))
 
 
 def test_interpreter_pool_refuses_main_functions():
-    if executor.interpreters_unavailable():
-        pytest.skip(executor.interpreters_unavailable())
-    pool = executor.make_interpreter_pool(1)
+    if interpreterpool.interpreters_unavailable():
+        pytest.skip(interpreterpool.interpreters_unavailable())
+    pool = interpreterpool.make_interpreter_pool(1)
     try:
         namespace = {"__name__": "__main__"}
         exec("def f():\n    return 1\n", namespace)
-        if isinstance(pool, executor.InterpreterPool):
+        if isinstance(pool, interpreterpool.InterpreterPool):
             with pytest.raises(ValueError, match="__main__"):
                 pool.submit(namespace["f"])
         assert pool.submit(tasks.task, "trivial", 0, None).result(
@@ -145,9 +146,9 @@ def test_interpreter_pool_refuses_main_functions():
 
 
 def test_interpreter_pool_reports_task_errors():
-    if executor.interpreters_unavailable():
-        pytest.skip(executor.interpreters_unavailable())
-    pool = executor.make_interpreter_pool(1)
+    if interpreterpool.interpreters_unavailable():
+        pytest.skip(interpreterpool.interpreters_unavailable())
+    pool = interpreterpool.make_interpreter_pool(1)
     try:
         with pytest.raises(Exception, match="KeyError"):
             pool.submit(tasks.task, "nope", 0, None).result(timeout=60)
@@ -224,7 +225,7 @@ def test_no_worker_outlives_a_killed_run(tmp_path):
     methods = ["thread", "process-fork"]
     if sys.version_info >= (3, 4):
         methods += ["process-forkserver", "process-spawn"]
-    if not executor.interpreters_unavailable():
+    if not interpreterpool.interpreters_unavailable():
         methods.append("interp")
     module = tmp_path / "hanging_cases.py"
     module.write_text(HANGING % (methods,))
