@@ -40,6 +40,7 @@ import re
 import shutil
 import time
 
+from gilbench import atomicfile
 from gilbench.errors import UsageError
 
 JOURNAL_FORMAT = 1
@@ -50,26 +51,10 @@ def journal_dir(output):
     return output + ".journal"
 
 
-def _fsync_dir(path):
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # some platforms cannot open a directory
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def write_durably(path, data):
     """Write ``data`` (str) to ``path`` atomically and durably."""
-    partial = path + ".tmp"
-    with open(partial, "w") as stream:
+    with atomicfile.replacing(path, durable=True) as stream:
         stream.write(data)
-        stream.flush()
-        os.fsync(stream.fileno())
-    os.rename(partial, path)
-    _fsync_dir(os.path.dirname(os.path.abspath(path)))
 
 
 def _fsync_file(path):
@@ -121,7 +106,7 @@ class Journal(object):
             write_durably(os.path.join(fresh, "header.json"),
                           json.dumps(self.header, sort_keys=True))
             os.rename(fresh, self.path)
-            _fsync_dir(os.path.dirname(os.path.abspath(self.path)))
+            atomicfile.fsync_directory(os.path.dirname(os.path.abspath(self.path)))
         except (IOError, OSError) as exc:  # full or read-only disk
             shutil.rmtree(fresh, ignore_errors=True)
             raise UsageError("cannot start the run journal %r: %s"

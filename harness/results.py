@@ -1,8 +1,8 @@
 """Result files: merging per-benchmark pyperf files into one, safely.
 
-The output is written to a temporary file beside the target and renamed
-over it, so an interrupted or failed run never leaves a half-written or
-emptied result.  Benchmarks that could not produce a value are listed, with
+The output replaces the target whole (gilbench.atomicfile), so an
+interrupted or failed run never leaves a half-written or emptied
+result.  Benchmarks that could not produce a value are listed, with
 the reason and their metadata, in the ``gilbench_missing`` metadata of
 every benchmark (pyperf hoists it to the file's common metadata, so it is
 stored once), so the report can say "n/a" in the right cell.  Each
@@ -18,7 +18,7 @@ import sys
 
 import pyperf
 
-from gilbench import gilguard
+from gilbench import atomicfile, gilguard
 from gilbench.errors import UsageError
 from gilbench.resultformat import (CASE_KEYS, CASES_KEY, DECLARATION_KEYS,
                                    DECLARATIONS_KEY, MEANS_KEY, MISSING_KEY,
@@ -129,13 +129,10 @@ def merge(bench_files, missing, output):
         for bench in benchmarks:
             bench.update_metadata({MISSING_KEY: encoded})
     suite = pyperf.BenchmarkSuite(benchmarks)
-    partial = output + ".partial"
     try:
-        suite.dump(partial, replace=True)
-        os.rename(partial, output)
+        with atomicfile.replacing(output) as stream:
+            suite.dump(stream)
     except (IOError, OSError) as exc:  # full disk, vanished directory...
-        if os.path.exists(partial):
-            os.remove(partial)
         raise UsageError("cannot write %r: %s (the run's journal is kept: "
                          "--resume writes it again)" % (
                              output, exc.strerror or exc))

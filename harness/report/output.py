@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 
+from gilbench import atomicfile
 from gilbench.errors import UsageError
 from gilbench.report import render
 
@@ -27,28 +27,12 @@ def write_atomically(path, text):
         raise UsageError(f"output directory {directory!r} does not exist")
     if os.path.isdir(path):
         raise UsageError(f"output {path!r} is a directory")
-    # A temporary name of this writer's own: two reports writing one -o
-    # at once each replace it whole, the last one winning.
-    partial = None
     try:
-        handle, partial = tempfile.mkstemp(
-            dir=directory, prefix=os.path.basename(path) + ".",
-            suffix=".partial")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        with atomicfile.replacing(path) as stream:
             stream.write(text)
-        os.chmod(partial, 0o666 & ~_umask())
-        os.replace(partial, path)
     except OSError as exc:
-        if partial and os.path.isfile(partial):
-            os.unlink(partial)
         raise UsageError(f"cannot write {path!r}: "
                          f"{exc.strerror or exc}") from None
-
-
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def emit(text, fmt, output):
