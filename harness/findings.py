@@ -15,7 +15,8 @@ point ``at`` which to compute it, e.g. ``{"case": "trivial", "threads":
 the findings table's columns do, so ``at`` never names the interpreter.
 """
 from gilbench.errors import UsageError
-from gilbench.tables import CELL_KINDS, INTERPRETER, cell_dimensions
+from gilbench.resultformat import CELL_KINDS, INTERPRETER
+from gilbench.tables import cell_dimensions
 
 
 def finding(question, cell, at=None, evidence=None):

@@ -81,6 +81,29 @@ TIMEIT_FAMILY = "timeit"
 MISSING_KEY = "gilbench_missing"
 NAME_PARTS = ("family", "case", "variant", "backend")
 
+# The declarations' schema (gilbench.tables and gilbench.findings build
+# them, the report checks and reads them): a table's keys, each cell
+# kind's keys, a finding's keys; and the pseudo-dimension a table may
+# pivot on besides the metadata's, one value per result file.
+INTERPRETER = "interpreter"
+TABLE_KEYS = ("title", "rows", "columns", "per", "where", "cell", "note")
+CELL_KEYS = {
+    "value": ("per_op",),
+    "ratio": ("over", "numerator", "denominator", "fallback"),
+    "speedup": ("over", "baseline", "scaled"),
+    "throughput": ("unit",),
+    "recorded": ("key", "unit"),
+    "crossover": ("over", "numerator", "denominator", "fallback", "along",
+                  "unit"),
+    "best": ("over", "of", "pick", "among"),
+    "efficiency": ("over", "baseline", "scaled", "against"),
+    "scaling": ("over", "baseline", "scaled"),
+}
+# Keys a cell kind gained later: files written before lack them.
+OPTIONAL_CELL_KEYS = {"crossover": ("rises",)}
+CELL_KINDS = tuple(sorted(CELL_KEYS))
+FINDING_KEYS = ("question", "cell", "at")
+
 
 def case_id(metadata):
     """A case's key among its family's CASES_KEY: "case variant backend"."""

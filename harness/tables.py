@@ -17,10 +17,8 @@ dimension that a table does not mention (and its cell does not consume) is
 added to ``per``, so two benchmarks never compete for one cell.
 """
 from gilbench.errors import UsageError
+from gilbench.resultformat import CELL_KINDS, INTERPRETER
 
-INTERPRETER = "interpreter"
-CELL_KINDS = ("value", "ratio", "speedup", "throughput", "crossover",
-              "recorded", "best", "efficiency", "scaling")
 IDEAL, CEILING = "ideal", "ceiling"
 LOWEST, HIGHEST = "lowest", "highest"
 

@@ -314,3 +314,31 @@ def test_format_seconds(seconds, text):
 ])
 def test_format_quantity(number, unit, text):
     assert cells.format_quantity(number, unit) == text
+
+
+def test_constructors_build_what_the_schema_names():
+    """gilbench.tables and gilbench.findings build declarations with
+    exactly the keys resultformat's schema gives, which the report
+    checks: one schema for both sides."""
+    from gilbench import findings as finding_module
+    from gilbench import resultformat, tables
+    built = {
+        "value": tables.value(),
+        "ratio": tables.ratio("variant", "nogil", "gil"),
+        "speedup": tables.speedup("threads", 1),
+        "throughput": tables.throughput(),
+        "recorded": tables.recorded("ids"),
+        "crossover": tables.crossover("work_ns", "variant", "nogil", "gil"),
+        "best": tables.best("kind"),
+        "efficiency": tables.efficiency("threads"),
+        "scaling": tables.scaling("threads"),
+    }
+    assert set(built) == set(resultformat.CELL_KINDS)
+    for kind, cell in built.items():
+        assert set(cell) == ({"kind"} | set(resultformat.CELL_KEYS[kind])
+                             | set(resultformat.OPTIONAL_CELL_KEYS.get(
+                                 kind, ())))
+    declared = tables.table("t", rows="threads", cell=built["value"])
+    assert set(declared) == set(resultformat.TABLE_KEYS)
+    found = finding_module.finding("q?", built["value"])
+    assert set(resultformat.FINDING_KEYS) <= set(found)

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 from gilbench.report import cells, intervals, kindmap, pivot, scalability
 from gilbench.report.lookup import Lookup, identity
-from gilbench.report.model import INTERPRETER, Cell, Table, label
+from gilbench.report.model import Cell, Table, label
 from gilbench.report.scaling_kinds import fit_text
+from gilbench.resultformat import INTERPRETER
 
 
 @dataclass

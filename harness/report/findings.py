@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from gilbench.report import cells, intervals, kindmap, pivot
 from gilbench.report.lookup import Lookup
-from gilbench.report.model import INTERPRETER
+from gilbench.resultformat import INTERPRETER
 
 TITLE = "Findings"
 INTRO = ("Each family's questions, answered per interpreter from the "

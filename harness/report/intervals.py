@@ -27,7 +27,7 @@ import zlib
 
 import numpy
 
-from gilbench.report.model import INTERPRETER
+from gilbench.resultformat import INTERPRETER
 
 RESAMPLES = 2000
 LEVEL = 0.95

@@ -18,24 +18,7 @@ import numpy
 from gilbench.report import cells, intervals
 from gilbench.report.cells import NOT_RUN, spaced
 from gilbench.report.model import Cell
-
-TABLE_KEYS = ("title", "rows", "columns", "per", "where", "cell", "note")
-CELL_KEYS = {
-    "value": ("per_op",),
-    "ratio": ("over", "numerator", "denominator", "fallback"),
-    "speedup": ("over", "baseline", "scaled"),
-    "throughput": ("unit",),
-    "recorded": ("key", "unit"),
-    "crossover": ("over", "numerator", "denominator", "fallback", "along",
-                  "unit"),
-    "best": ("over", "of", "pick", "among"),
-    "efficiency": ("over", "baseline", "scaled", "against"),
-    "scaling": ("over", "baseline", "scaled"),
-}
-
-
-FINDING_KEYS = ("question", "cell", "at")
-
+from gilbench.resultformat import CELL_KEYS, TABLE_KEYS
 
 def problem(declaration, keys=TABLE_KEYS):
     """Why a table (or, with FINDING_KEYS, finding) declaration from a

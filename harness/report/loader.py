@@ -12,7 +12,8 @@ import pyperf
 from gilbench import resultformat as fmt
 from gilbench.errors import UsageError
 from gilbench.report import interpreters, kinds
-from gilbench.report.model import COUNT_AXES, INTERPRETER, Record, ResultFile
+from gilbench.report.model import COUNT_AXES, Record, ResultFile
+from gilbench.resultformat import INTERPRETER
 
 REQUIRED = fmt.NAME_PARTS + (fmt.AXES_KEY, "ops_per_loop", "concurrency")
 RERUN = "re-run it with this gilbench (gilbench run)"
@@ -190,11 +191,11 @@ def _declarations(path, metas):
         family = meta["family"]
         if fmt.TABLES_KEY in meta and family not in tables:
             tables[family] = _declared(path, name, meta, fmt.TABLES_KEY,
-                                       "table", kinds.TABLE_KEYS)
+                                       "table", fmt.TABLE_KEYS)
         if fmt.FINDINGS_KEY in meta and family not in findings:
             findings[family] = _declared(path, name, meta,
                                          fmt.FINDINGS_KEY, "finding",
-                                         kinds.FINDING_KEYS)
+                                         fmt.FINDING_KEYS)
         if isinstance(meta.get(fmt.ORDER_KEY), (int, float)):
             order.setdefault(family, meta[fmt.ORDER_KEY])
         for axis in _axes(path, name, meta):

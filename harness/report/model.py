@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-INTERPRETER = "interpreter"  # the pseudo-dimension: one per result file
 COUNT_AXES = ("threads", "processes")  # the drivers' count axes
 
 

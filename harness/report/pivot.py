@@ -14,7 +14,8 @@ import numbers
 from gilbench import resultformat as fmt
 from gilbench.report import kindmap, listings
 from gilbench.report.lookup import Lookup
-from gilbench.report.model import INTERPRETER, Table, label
+from gilbench.report.model import Table, label
+from gilbench.resultformat import INTERPRETER
 from gilbench.tables import named_dimensions
 
 HIDDEN_IN_TITLES = ("family",)  # every table of a family shares it

@@ -6,7 +6,8 @@ from gilbench import resultformat as fmt
 from gilbench.report import cells, intervals, scalability
 from gilbench.report.cells import spaced
 from gilbench.report.kinds import Speedup, interval_text
-from gilbench.report.model import INTERPRETER, Cell
+from gilbench.report.model import Cell
+from gilbench.resultformat import INTERPRETER
 
 NO_CEILING = ("n/a: no ceiling results for this interpreter (run the "
               "ceiling family)")
