@@ -1,5 +1,5 @@
 """Executor family: which concurrent.futures executor to pick, and what its
-start-up, transfer and shut-down cost (the seed's PEP 554 benchmark).
+start-up, transfer and shut-down cost (the PEP 554 executor write-up).
 
 A *batch* is ``tasks`` tasks of one ``workload`` submitted together and
 waited for; every result the pool returns is checked (nbody energy, kernel

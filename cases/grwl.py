@@ -3,7 +3,8 @@
 A simulated interpreter core in C (extensions/grwl.c) runs "units" -- a
 fixed chain of xorshift steps standing for one bytecode -- in N threads,
 each thread making one call with the Python GIL released.  The variant is
-how the core serialises them (the seed write-up's Pyston experiment):
+how the core serialises them (the GRWL write-up's experiment in a
+Python JIT):
 
 * ``nosync``: no lock (thread-unsafe; the upper bound);
 * ``gil``: one global lock, handed to a waiting thread every
@@ -46,8 +47,8 @@ ORDER = 30
 CYTHON_MODULE = "gilbench.extensions._grwl_cy"
 CFFI_MODULE = "gilbench.extensions._grwl_cffi"
 UNITS_PER_LOOP = 1000
-# CPython 3 hands the GIL over after 5 ms (2.7 after 100 bytecodes); a unit
-# takes ~15 ns here, so 200000 units are ~3 ms.
+# CPython 3 hands the GIL over after 5 ms (2.7 after 100 bytecodes): a
+# switch interval of units must stay well below that (tens of ns a unit).
 SWITCH_UNITS = 200000
 PPM = 1000000
 MODES = {"nosync": "GR_NOSYNC", "gil": "GR_GIL", "grwl": "GR_GRWL_WRITER",

@@ -5,7 +5,7 @@ around a critical section of ``cs_ns`` nanoseconds of work (lk_work,
 calibrated once per process so the axis is in real nanoseconds) and a
 plain, non-atomic counter increment:
 
-* ``kind``: ``none`` (the call alone, the seed's "trivial"), ``mutex``
+* ``kind``: ``none`` (the call alone, the gil family's "trivial"), ``mutex``
   (pthread mutex), ``recursive`` (recursive pthread mutex), ``spin``
   (test-and-test-and-set spinlock with a pause instruction), ``pshared``
   (process-shared, robust pthread mutex in shared memory); from Python,

@@ -53,8 +53,8 @@ struct gr_core {
     long switch_units;
     gr_gil gil;
     pthread_rwlock_t rwlock;
-    /* Both statistics counters share one line on purpose (the seed's
-     * allocation count and allocated bytes). */
+    /* Both statistics counters share one line on purpose (as the GRWL
+     * write-up's allocation count and allocated bytes did). */
     struct {
         long units;
         long bytes;

@@ -154,7 +154,8 @@ def counts(name, values, quick, unit):
 
 
 def threads(values=(1, 2, 3, 4, 5), quick=(1, 2)):
-    """The thread-count axis; 1-5 is the seed write-up's range."""
+    """The thread-count axis; 1-5 is the range of the C-extension cache
+    notes the gil family reproduces."""
     return counts("threads", values, quick, "threads")
 
 

@@ -24,9 +24,8 @@ from gilbench import (drivers, gilguard, lifelines, metrics, pinning, record,
 from gilbench.errors import UsageError
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
-# these keep the default run of all families within 6 minutes per
-# interpreter on 3.11 here (3 processes x 50 ms values took 450 s, 2 x 50 ms
-# 376 s; every process start costs ~0.2 s).  One warmup of >= 40 ms is also
+# these keep the default run of all families to minutes per interpreter
+# (README's "run" options give the figure).  One warmup of >= 40 ms is also
 # far past PyPy's JIT tracing threshold for these call loops.  Any sizing
 # option on the command line (-p, -n, -w, --min-time, --fast, --rigorous)
 # overrides them.

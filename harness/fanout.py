@@ -48,7 +48,7 @@ class FanOutResult(object):
         self.wall = wall
         self.returns = returns  # what each thread's work(loops) returned
         # CPU time of the whole process over the timed region divided by its
-        # wall time: 1.0 is one busy core, 2.0 two (the seed's "200%").
+        # wall time: 1.0 is one busy core, 2.0 two (a "200%" in top).
         self.cpu_utilisation = (cpu_seconds / controller_wall
                                 if controller_wall > 0 else 0.0)
 

@@ -15,5 +15,5 @@ def harness():
 
 @pytest.fixture
 def restore_sys_path(monkeypatch):
-    """Undo the sys.path entries registry._import_module adds for .py paths."""
+    """Undo the sys.path entries modules.import_module adds for .py paths."""
     monkeypatch.setattr(sys, "path", list(sys.path))

@@ -94,7 +94,7 @@ def test_run_output_is_a_directory(harness, tmp_path):
 def test_run_nan_timeout_is_refused(harness, existing):
     """BUG: harness/cli.py cmd_run checks ``args.timeout <= 0``, which is
     False for NaN, so ``--timeout nan`` is accepted and silently disables
-    the timeout (run._wait compares ``time.time() > nan``: never true)."""
+    the timeout (child._wait compares ``time.time() > nan``: never true)."""
     result = harness("run", *(SAFE_RUN + ["-o", existing,
                                           "--timeout", "nan"]))
     assert_one_line_usage_error(result)
