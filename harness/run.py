@@ -17,9 +17,15 @@ import time
 
 from gilbench import bench as bench_program
 from gilbench import (child, gilguard, journal, lifelines, progress, registry,
-                     results, timing)
+                     results, timeitspec, timing)
 from gilbench.errors import UsageError
 from gilbench.registry import Unavailable
+
+# Environment settings that change what the benchmarks measure (the
+# statement gilbench timeit hands over, the processes driver's start
+# method): a resumed run must see the same.  Test markers may differ.
+MEASURED_SETTINGS = (timeitspec.ENVIRONMENT, "GILBENCH_START_METHOD")
+
 
 class Terminated(Exception):
     """SIGTERM, turned into an exception so the run can stop cleanly."""
@@ -66,10 +72,8 @@ def _header(args, pyperf_options, benchmarks):
         "pyperf_options": list(pyperf_options),
         "benchmarks": [bench.name for bench in benchmarks],
     }
-    # GILBENCH_* settings reach every benchmark program (e.g. the statement
-    # gilbench timeit hands over): a resumed run must see the same.
-    settings = dict((name, value) for name, value in os.environ.items()
-                    if name.startswith("GILBENCH_"))
+    settings = dict((name, os.environ[name]) for name in MEASURED_SETTINGS
+                    if name in os.environ)
     if settings:
         header["settings"] = settings
     return header
