@@ -96,12 +96,13 @@ def verdict(curve):
     evidence = "%s used %s CPU and ran %s as fast as 1" % (
         curve.named(count), cells.cpu(record).text, faster.display)
     ceiling = _ceiling_speedup(curve, dims)
-    busy = ceiling is not None and ceiling < MIN_CEILING
+    doubt = (UNMEASURED if ceiling is None
+             else BUSY if ceiling < MIN_CEILING else None)
     against = ("this machine's ceiling: %.2fx" % ceiling if ceiling
                else "no ceiling measured; the ideal: %dx" % count)
     said = judged(faster, _cpu_ratio(curve, record),
-                  float(count) if ceiling is None or busy else ceiling,
-                  curve.axis == "threads" and curve.gil_on, busy)
+                  float(count) if doubt else ceiling,
+                  curve.axis == "threads" and curve.gil_on, doubt)
     if said in CANNOT_TELL:
         return "Parallel? Cannot tell: %s (%s); %s." % (
             evidence, against, CANNOT_TELL[said])
@@ -109,10 +110,12 @@ def verdict(curve):
                                                        said)
 
 
-BUSY, NOISY = "busy", "noisy"
+BUSY, UNMEASURED, NOISY = "busy", "unmeasured", "noisy"
 CANNOT_TELL = {
     BUSY: "this machine's ceiling shows too little parallelism to fall "
           "short of (its CPUs are busy elsewhere)",
+    UNMEASURED: "without the ceiling a busy machine looks the same (build "
+                "gilbench's extensions to measure it)",
     NOISY: "the interval reaches both serial and parallel (more values "
            "tell: -p 4, --rigorous)",
 }
@@ -127,13 +130,13 @@ def _cpu_ratio(curve, record):
     return record.cpu_utilisation / one.cpu_utilisation
 
 
-def judged(faster, cpu_ratio, reference, gil, busy=False):
+def judged(faster, cpu_ratio, reference, gil, doubt=None):
     """What a speedup Cell and the CPU utilisation ratio behind it say
-    against the ``reference`` speedup (the ceiling's, else N), or BUSY
-    or NOISY when they cannot tell.  Running in parallel takes both: a
-    speedup, and the CPU to show for it.  ``gil``: a GIL build's
-    threads; ``busy``: the ceiling showed no parallelism, so only a
-    statement that reaches the ideal can tell."""
+    against the ``reference`` speedup (the ceiling's, else N), or a key
+    of CANNOT_TELL.  Running in parallel takes both: a speedup, and the
+    CPU to show for it.  ``gil``: a GIL build's threads; ``doubt``: BUSY
+    or UNMEASURED when the ceiling did not show this machine's
+    parallelism, so only a statement that reaches the ideal can tell."""
     def share(ratio):
         return (ratio - 1.0) / max(reference - 1.0, 1e-9)
 
@@ -142,8 +145,8 @@ def judged(faster, cpu_ratio, reference, gil, busy=False):
     if gained and min(share(faster.value), used) >= PARALLEL_SHARE:
         return "runs in parallel" + (" (it appears to release the GIL)"
                                      if gil else "")
-    if busy:
-        return BUSY
+    if doubt:
+        return doubt
     if gained and min(share(faster.value), used) > SERIAL_SHARE:
         return "runs partly in parallel" + (
             " (part of it appears to hold the GIL)" if gil else "")
