@@ -61,8 +61,13 @@ def command(bench, args, pyperf_options, output, status):
     # report flags noisy cells instead.  -v/--verbose brings them back.
     if not any(o in ("-v", "--verbose") for o in pyperf_options):
         cmd.append("--quiet")
-    return (cmd + sizing_options(args, pyperf_options, bench.spec)
-            + list(pyperf_options))
+    options = sizing_options(args, pyperf_options, bench.spec) + list(
+        pyperf_options)
+    loops = getattr(args, "calibrated", {}).get(bench.name)
+    if loops and not any(o.split("=")[0] in ("-l", "--loops")
+                         for o in options):
+        options += ["--loops", str(loops)]
+    return cmd + options
 
 
 def _without_inherit_environ(options):

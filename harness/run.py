@@ -16,8 +16,8 @@ import sys
 import time
 
 from gilbench import bench as bench_program
-from gilbench import (child, gilguard, journal, lifelines, progress, registry,
-                     results, timeitspec, timing)
+from gilbench import (calibration, child, gilguard, journal, lifelines,
+                      progress, registry, results, timeitspec, timing)
 from gilbench.errors import UsageError
 from gilbench.registry import Unavailable
 
@@ -84,6 +84,11 @@ def run(args, pyperf_options):
     selection = registry.Selection(quick=args.quick, params=args.params)
     benchmarks = registry.load(args.module, selection, args.case)
     bench_program.check_pyperf_options(pyperf_options)
+    args.calibrated = {}
+    if args.loops_from:
+        args.calibrated, why = calibration.loops_from(args.loops_from)
+        if why:
+            print(why, file=sys.stderr)
     output = args.output or results.default_output()
     results.check_writable(output)
     book = journal.Journal(output, _header(args, pyperf_options, benchmarks))
