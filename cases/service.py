@@ -200,6 +200,7 @@ CASES = [
 
 _UDP = {"case": "udp"}
 _PER_UDP = ["variant", "client", "clients", "backend"]
+_PER_SERVERS = ["variant", "client", "clients", "servers"]
 _SIDES = ("clients and servers share the machine's CPUs unless "
           "--pin-threads put them on disjoint ones (the UDP CPUs tables)")
 ECHO_SHARE = speedup(over="backend", baseline=ECHO)
@@ -211,21 +212,18 @@ def _udp_recorded(title, key, unit, note):
 
 
 TABLES = [
-    table("UDP ids/s", rows="servers", columns="backend",
-          per=["interpreter", "variant", "client", "clients"], where=_UDP,
+    table("UDP ids/s", rows="backend", per=_PER_SERVERS, where=_UDP,
           cell=throughput(unit="ids"),
           note="Requests answered or lost per second (lost ones are in "
-          "their own table); the echo column is the ceiling: the same "
+          "their own table); the echo row is the ceiling: the same "
           "server loop and clients, no generator; %s." % _SIDES),
-    table("UDP ids/s as a share of the echo ceiling", rows="servers",
-          columns="backend",
-          per=["interpreter", "variant", "client", "clients"], where=_UDP,
-          cell=ECHO_SHARE,
+    table("UDP ids/s as a share of the echo ceiling", rows="backend",
+          per=_PER_SERVERS, where=_UDP, cell=ECHO_SHARE,
           note="Each id server's ids/s over the echo server's at the same "
-          "servers, variant and clients (its time / the echo time): 1.00x "
+          "servers, variant and clients (the echo time / its time): 1.00x "
           "is as fast as a server that generates nothing; well below 1, "
-          "the id server is the bottleneck; near 1, the clients or the "
-          "kernel are."),
+          "the id server is the bottleneck; near 1, the clients, the "
+          "kernel or the shared CPUs are."),
     table("UDP processes vs threads", rows="servers", columns="variant",
           per=["interpreter", "clients", "backend"],
           where={"case": "udp", "backend": [ECHO, "python"],
