@@ -28,6 +28,8 @@ ORDER = 1  # the statement the user asked about opens the page
 # Every speedup divides by the 1-worker value: more values per process
 # than the harness default (3) steady it, as for the ceiling.
 SIZING = ["-n", "6"]
+
+
 def _prepare(stmt, setup):
     def prepare(params):
         return statement.prepare(stmt, setup)
