@@ -40,7 +40,8 @@ class Curve:
         self.lookup = Lookup(records)
         self.base = {k: v for k, v in records[0].dims.items() if k != axis}
         self.counts = sorted({r.dims[axis] for r in records})
-        self.speedup = _kind(speedup(over=axis, baseline=1, scaled=True), results)
+        self.speedup = _kind(speedup(over=axis, baseline=1, scaled=True),
+                             results)
         self.ideal = _kind(efficiency(over=axis, against=IDEAL), results)
         self.ceiling = _kind(efficiency(over=axis, against=CEILING), results)
         self.fit = _kind(scaling(over=axis), results)
