@@ -44,8 +44,8 @@ fails), ``nonmonotonic`` (ids of one node that one flow got out of
 order; must be 0), ``served`` (requests per server, or per thread, e.g.
 "512,512"), ``fairness_pct`` (the smallest share x servers: 100 when
 even), ``server_cpus``/``client_cpus`` and ``placement`` (what each side
-had), ``client_cpu_pct`` (the clients' CPU time over the value's wall
-time: 100% is one busy CPU) and ``load_generator`` (the client's
+had), ``client_cpu_pct`` and ``server_cpu_pct`` (each side's CPU time
+over the value's wall time: 100% is one busy CPU) and ``load_generator`` (the client's
 wrapper: cython, cffi or python).
 
 Findings (the id-service write-up's questions): UDP ids/s with 2 server
@@ -249,6 +249,11 @@ TABLES = [
                   "time: 100% is one busy CPU.  Requests/s over this share "
                   "of a CPU is what the clients could drive on a CPU of "
                   "their own."),
+    _udp_recorded("UDP servers' CPU", "server_cpu_pct", "%",
+                  "All server processes' CPU time (every thread, from "
+                  "/proc schedstat) during a value over its wall time: "
+                  "near 100% x servers (or x the CPUs they had, if fewer), "
+                  "the servers are the bottleneck."),
     _udp_recorded("UDP CPUs the servers had", "server_cpus", "",
                   "Without --pin-threads, every usable CPU, shared with "
                   "the clients; with it, the servers' own (each run's "

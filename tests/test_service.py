@@ -181,7 +181,7 @@ def test_service_answers_every_request_once(sink, threaded, client,
                                       else ("cython", "cffi"))
     assert sink["placement"] == "shared"  # not pinned
     assert sink["server_cpus"] == sink["client_cpus"] >= 1
-    assert sink["client_cpu_pct"] > 0
+    assert sink["client_cpu_pct"] > 0 and sink["server_cpu_pct"] > 0
     assert wait_gone(pids) == []
 
 

@@ -4,8 +4,11 @@ against a server in this process that answers late, twice, with garbage
 or not at all; where --pin-threads puts servers and clients; and the
 echo ceiling's rows, a twin for every id server row.
 """
+import os
 import socket
 import struct
+import subprocess
+import sys
 import threading
 import time
 
@@ -230,3 +233,23 @@ def test_native_client_is_the_default():
     for spec in udp_specs():
         assert axis_values(spec)["client"][0][0] == clients.NATIVE
         assert axis_values(spec)["client"][1] == [clients.NATIVE]
+
+
+# --- the servers' CPU --------------------------------------------------------
+
+def test_cpu_ns_counts_every_thread_of_a_process():
+    before, clock = udp.cpu_ns([os.getpid()]), time.process_time()
+    burner = threading.Thread(target=lambda: sum(range(3 * 10 ** 6)))
+    burner.start()
+    burner.join()
+    used = udp.cpu_ns([os.getpid()]) - before
+    assert used > 0
+    # The same CPU as the process clock's, which counts every thread.
+    assert used == pytest.approx((time.process_time() - clock) * 1e9,
+                                 rel=0.5)
+
+
+def test_cpu_ns_of_a_gone_process_is_none():
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    assert udp.cpu_ns([child.pid]) is None
