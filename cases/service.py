@@ -51,7 +51,8 @@ wrapper: cython, cffi or python).
 Findings (the id-service write-up's questions): UDP ids/s with 2 server
 processes against 1, for the id server and the echo server; the id
 server's ids/s as a share of the echo ceiling at 1 and 2 processes; what
-one native client drives against one echo server; in-process ids/s of
+one native client drives against one echo server, and how much more than
+the Python client; in-process ids/s of
 each backend at 1 thread; duplicate ids (must be 0).
 """
 import platform
@@ -288,6 +289,11 @@ FINDINGS = [
     finding("Requests/s one native client drives against one echo server "
             "process?", throughput(unit="req"),
             at=dict(_UDP_AT, backend=ECHO, servers=1),
+            evidence="UDP ids/s"),
+    finding("Echo ceiling, 1 server process: the native client's "
+            "requests/s over the Python client's?",
+            speedup(over="client", baseline=PYTHON),
+            at=dict(_UDP_AT, backend=ECHO, servers=1, client=NATIVE),
             evidence="UDP ids/s"),
 ] + [
     finding("In-process ids/s, %s generator, 1 thread?" % backend,
