@@ -134,31 +134,43 @@ def _cpu_ratio(curve, record):
 def judged(faster, cpu_ratio, reference, gil, doubt=None):
     """What a speedup Cell and the CPU utilisation ratio behind it say
     against the ``reference`` speedup (the ceiling's, else N), or a key
-    of CANNOT_TELL.  Running in parallel takes both: a speedup, and the
-    CPU to show for it.  ``gil``: a GIL build's threads; ``doubt``: BUSY
-    or UNMEASURED when the ceiling did not show this machine's
-    parallelism, so only a statement that reaches the ideal can tell."""
+    of CANNOT_TELL.  Running in parallel takes the CPU to show for it:
+    threads that wait for the GIL use none, threads that contend for
+    memory or a spinning lock use it without the speedup.  ``gil``: a
+    GIL build's threads; ``doubt``: BUSY or UNMEASURED when the ceiling
+    did not show this machine's parallelism, so only a statement that
+    reaches the ideal can tell."""
     def share(ratio):
         return (ratio - 1.0) / max(reference - 1.0, 1e-9)
 
     gained = bool(faster.significant) and faster.value > 1.0
-    used = 1.0 if cpu_ratio is None else share(cpu_ratio)  # unknown: no say
-    if gained and min(share(faster.value), used) >= PARALLEL_SHARE:
-        return "runs in parallel" + (" (it appears to release the GIL)"
-                                     if gil else "")
+    speed = share(faster.value)
+    used = speed if cpu_ratio is None else share(cpu_ratio)
+    released = " (it appears to release the GIL)" if gil else ""
+    if gained and min(speed, used) >= PARALLEL_SHARE:
+        return "runs in parallel" + released
     if doubt:
         return doubt
-    if gained and min(share(faster.value), used) > SERIAL_SHARE:
+    if gained and used >= PARALLEL_SHARE:
+        return ("runs in parallel%s, but gains %d%% of what the ceiling "
+                "gains: its threads contend for something else (memory "
+                "bandwidth, shared caches, a lock)"
+                % (released, round(speed * 100)))
+    if gained and min(speed, used) > SERIAL_SHARE:
         return "runs partly in parallel" + (
             " (part of it appears to hold the GIL)" if gil else "")
     serial = 1.0 + SERIAL_SHARE * (reference - 1.0)
     if not gained and (faster.interval is None
                        or faster.interval[1] > serial):
         return NOISY  # not significant, yet parallel is within reach
+    if used >= PARALLEL_SHARE:
+        return ("does not run faster in parallel: its threads were busy "
+                "together, contending (a lock that spins, such as 2.7's "
+                "GIL; cache lines they share)")
     return "does not run in parallel" + (
         " (it appears to hold the GIL)" if gil else
         " (something serialises it: a lock, shared objects' reference "
-        "counts, the memory system)")
+        "counts)")
 
 
 def _ceiling_speedup(curve, dims):
