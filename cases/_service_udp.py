@@ -91,7 +91,9 @@ def bind_sockets(count):
 def cpu_ns(pids):
     """CPU time (ns) of every thread of the processes ``pids``, from
     /proc/<pid>/task/<tid>/schedstat: exact, where /proc/<pid>/stat and
-    psutil count 10 ms ticks (a value is ~40 ms).  None where unreadable."""
+    psutil count 10 ms ticks (a value is ~40 ms).  A thread that ends in
+    between is not counted (server threads live as long as the service).
+    None where unreadable."""
     total = 0
     for pid in pids:
         tasks = "/proc/%d/task" % pid

@@ -238,11 +238,19 @@ def test_native_client_is_the_default():
 # --- the servers' CPU --------------------------------------------------------
 
 def test_cpu_ns_counts_every_thread_of_a_process():
+    burnt, leave = threading.Event(), threading.Event()
+
+    def burn():  # then stays alive: the servers' threads live throughout
+        sum(range(3 * 10 ** 6))
+        burnt.set()
+        leave.wait(60)
+    burner = threading.Thread(target=burn)
     before, clock = udp.cpu_ns([os.getpid()]), time.process_time()
-    burner = threading.Thread(target=lambda: sum(range(3 * 10 ** 6)))
     burner.start()
-    burner.join()
+    burnt.wait(60)
     used = udp.cpu_ns([os.getpid()]) - before
+    leave.set()
+    burner.join()
     assert used > 0
     # The same CPU as the process clock's, which counts every thread.
     assert used == pytest.approx((time.process_time() - clock) * 1e9,
