@@ -302,8 +302,8 @@ def test_the_users_inherit_environ_keeps_the_handed_over_statement(
     from gilbench import child
     monkeypatch.setenv("GILBENCH_TIMEIT", "{}")
     bench = SimpleNamespace(spec=SimpleNamespace(base_name="f.c.v.b",
-                                                 sizing=[]),
-                            params={"threads": 1})
+                                                 module_name="m", sizing=[]),
+                            params={"threads": 1}, name="f.c.v.b/t1")
     args = SimpleNamespace(module=None, pin_threads=False, quick=False)
     for given in (["--inherit-environ=PYTHONPATH,HOME"],
                   ["--inherit-environ", "PYTHONPATH,HOME"]):
