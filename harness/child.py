@@ -45,8 +45,7 @@ def command(bench, args, pyperf_options, output, status):
            "--bench-case", bench.spec.base_name,
            "--bench-params", registry.encode_params(bench.params),
            "--status", status, "--output", output]
-    for module in args.module or ():
-        cmd.extend(["--module", module])
+    cmd.extend(["--module", bench.spec.module_name])
     if args.pin_threads:
         cmd.append("--pin-threads")
     # pyperf gives its workers a filtered environment; GILBENCH_* settings

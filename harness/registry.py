@@ -93,6 +93,7 @@ class CaseSpec(object):
                  axes=(), driver=drivers.THREADS, value_means=None,
                  exclude=None, check=None, ops_per_loop=None,
                  concurrency=None, sizing=None):
+        self.module_name = None  # load_specs names the module declaring it
         self.family = family
         self.case = case
         self.variant = variant
@@ -283,7 +284,9 @@ def load_specs(module_names):
             raise UsageError("case module %r has no CASES list of CaseSpec"
                              % module_name)
         declared = _declared(module_name, module, specs)
-        found.extend((spec, declared) for spec in specs)
+        for spec in specs:
+            spec.module_name = module_name  # a benchmark's program imports
+            found.append((spec, declared))  # this module alone
     _check_unique(found)
     return found
 
