@@ -49,7 +49,7 @@ def timed_out(exc):
     return getattr(exc, "errno", None) in (errno.EAGAIN, errno.EWOULDBLOCK)
 
 
-# --- pure Python ---------------------------------------------------------------
+# --- pure Python -------------------------------------------------------------
 
 def python_rounds(socks, requests, tag):
     """requests // PYTHON_WINDOW rounds of (a request on each socket of
@@ -98,7 +98,7 @@ def _reply(sock, request):
     return None
 
 
-# --- native --------------------------------------------------------------------
+# --- native ------------------------------------------------------------------
 
 def _cffi_drive(fds, requests, window, first_tag, timeout_ms, max_silent):
     module = import_extension(CFFI_MODULE)

@@ -13,7 +13,7 @@ import struct
 import threading
 import time
 
-from gilbench.api import import_extension
+from gilbench.api import import_extension, record
 
 CYTHON_MODULE = "gilbench.extensions._service_cy"
 CFFI_MODULE = "gilbench.extensions._service_cffi"
@@ -137,3 +137,25 @@ def served(id_lists, nodes):
             node = node_of(id_)
             counts[node] = counts.get(node, 0) + 1
     return [counts[node] for node in sorted(counts)]
+
+
+class DuplicateIds(RuntimeError):
+    """A generator (or server) handed out an id twice: the benchmark
+    fails."""
+
+
+def record_value(wall, id_lists, errors, nodes, requests):
+    """Record one value's checks and counts; DuplicateIds when an id came
+    twice (a broken server is not a throughput)."""
+    counts = served(id_lists, nodes)
+    answered = sum(counts)
+    twice = duplicates(id_lists)
+    record(ids_per_s=answered / wall if wall > 0 else 0.0,
+           requests=requests, errors=errors, duplicates=twice,
+           nonmonotonic=nonmonotonic(id_lists),
+           served=",".join(str(c) for c in counts),
+           fairness_pct=(100.0 * min(counts) * len(counts) / answered
+                         if answered else 0.0))
+    if twice:
+        raise DuplicateIds("%d of %d ids handed out twice" % (twice,
+                                                              answered))

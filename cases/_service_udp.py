@@ -14,9 +14,8 @@ import traceback
 from gilbench.api import (Unavailable, die_with_parent, perf_counter,
                           pinning, record)
 from gilbench.cases import _service_clients as clients_module
+from gilbench.cases._service_ids import GENERATORS, ID, TAG, record_value
 from gilbench.metrics import process_cpu_seconds
-from gilbench.cases._service_ids import (
-    GENERATORS, ID, TAG, duplicates, nonmonotonic, served)
 
 HOST = "127.0.0.1"  # loopback only; tests point it elsewhere to fail a bind
 REQUESTS_PER_LOOP = 1024  # over all clients
@@ -31,27 +30,6 @@ SO_REUSEPORT = getattr(socket, "SO_REUSEPORT", 15)  # 2.7 lacks the name
 
 class ChildError(RuntimeError):
     """A server or client process died, raised, or never answered."""
-
-
-class DuplicateIds(RuntimeError):
-    """A server handed out an id twice: the benchmark fails."""
-
-
-def record_value(wall, id_lists, errors, nodes, requests):
-    """Record one value's checks and counts; DuplicateIds when an id came
-    twice (a broken server is not a throughput)."""
-    counts = served(id_lists, nodes)
-    answered = sum(counts)
-    twice = duplicates(id_lists)
-    record(ids_per_s=answered / wall if wall > 0 else 0.0,
-           requests=requests, errors=errors, duplicates=twice,
-           nonmonotonic=nonmonotonic(id_lists),
-           served=",".join(str(c) for c in counts),
-           fairness_pct=(100.0 * min(counts) * len(counts) / answered
-                         if answered else 0.0))
-    if twice:
-        raise DuplicateIds("%d of %d ids handed out twice" % (twice,
-                                                              answered))
 
 
 def last_line():

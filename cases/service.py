@@ -45,15 +45,15 @@ order; must be 0), ``served`` (requests per server, or per thread, e.g.
 "512,512"), ``fairness_pct`` (the smallest share x servers: 100 when
 even), ``server_cpus``/``client_cpus`` and ``placement`` (what each side
 had), ``client_cpu_pct`` and ``server_cpu_pct`` (each side's CPU time
-over the value's wall time: 100% is one busy CPU) and ``load_generator`` (the client's
-wrapper: cython, cffi or python).
+over the value's wall time: 100% is one busy CPU) and ``load_generator``
+(the client's wrapper: cython, cffi or python).
 
 Findings (the id-service write-up's questions): UDP ids/s with 2 server
 processes against 1, for the id server and the echo server; the id
 server's ids/s as a share of the echo ceiling at 1 and 2 processes; what
 one native client drives against one echo server, and how much more than
-the Python client; in-process ids/s of
-each backend at 1 thread; duplicate ids (must be 0).
+the Python client; in-process ids/s of each backend at 1 thread;
+duplicate ids (must be 0).
 """
 import platform
 import time
@@ -64,7 +64,7 @@ from gilbench.api import (CUSTOM, Axis, CaseSpec, finding, needs, recorded,
 from gilbench.cases import _service_udp as udp_module
 from gilbench.cases._service_clients import (NATIVE, PYTHON, REPLY_TIMEOUT,
                                              native_driver)
-from gilbench.cases._service_ids import GENERATORS, MODULES
+from gilbench.cases._service_ids import GENERATORS, MODULES, record_value
 
 FAMILY = "service"
 ORDER = 50
@@ -88,8 +88,8 @@ class SharedGenerator(object):
         return [take() for _ in repeat(None, loops * IDS_PER_LOOP)]
 
     def after_value(self, wall, id_lists):
-        udp_module.record_value(wall, id_lists, 0, [1],
-                                sum(len(ids) for ids in id_lists))
+        record_value(wall, id_lists, 0, [1],
+                     sum(len(ids) for ids in id_lists))
 
 
 def inprocess(backend):

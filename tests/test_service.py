@@ -198,7 +198,7 @@ def test_a_server_handing_out_duplicates_fails_the_value(sink, monkeypatch,
     monkeypatch.setitem(ids_module.GENERATORS, "stuck", Stuck)
     svc = make_service("stuck", servers=1, clients=1, client=client)
     try:
-        with pytest.raises(udp.DuplicateIds, match="handed out twice"):
+        with pytest.raises(ids_module.DuplicateIds, match="handed out twice"):
             svc(1)
     finally:
         svc.close()
