@@ -20,8 +20,9 @@ from gilbench.tables import CEILING, IDEAL, efficiency, scaling, speedup
 # runs in parallel, and up to which it does not: in between, partly.
 PARALLEL_SHARE = 0.75
 SERIAL_SHARE = 0.25
-# Below this ceiling speedup the machine gave no parallelism to judge by.
-MIN_CEILING = 1.2
+# Below this ceiling speedup (half a second core) the machine gave too
+# little parallelism to judge by: a gain that small is within the noise.
+MIN_CEILING = 1.5
 _ONE = {"threads": "thread", "processes": "process"}
 
 
@@ -149,16 +150,17 @@ def judged(faster, cpu_ratio, reference, gil, doubt=None):
     released = " (it appears to release the GIL)" if gil else ""
     if gained and min(speed, used) >= PARALLEL_SHARE:
         return "runs in parallel" + released
-    if doubt:
-        return doubt
-    if gained and used >= PARALLEL_SHARE:
+    # A gain with the CPU to show for it is parallelism even where the
+    # machine's own is unknown; only its lack could be the machine's.
+    if gained and used >= PARALLEL_SHARE and not doubt:
         return ("runs in parallel%s, but gains %d%% of what the ceiling "
                 "gains: its threads contend for something else (memory "
                 "bandwidth, shared caches, a lock)"
                 % (released, round(speed * 100)))
     if gained and min(speed, used) > SERIAL_SHARE:
-        return "runs partly in parallel" + (
-            " (part of it appears to hold the GIL)" if gil else "")
+        return "runs %spartly in parallel" % ("at least " if doubt else "")
+    if doubt:
+        return doubt
     serial = 1.0 + SERIAL_SHARE * (reference - 1.0)
     if not gained and (faster.interval is None
                        or faster.interval[1] > serial):
