@@ -116,10 +116,10 @@ def _cffi_drive(fds, requests, window, first_tag, timeout_ms, max_silent):
              for f in range(len(fds))], lost[0], status)
 
 
-def native_driver():
-    """(name of the wrapper, its drive function): cffi on PyPy (where
-    Cython goes through cpyext), else Cython, else cffi; Unavailable when
-    neither is built."""
+def native_module():
+    """(name of the wrapper, its module): cffi on PyPy (where Cython goes
+    through cpyext), else Cython, else cffi; Unavailable when neither is
+    built."""
     order = [CYTHON_MODULE, CFFI_MODULE]
     if platform.python_implementation() == "PyPy":
         order.reverse()
@@ -130,10 +130,15 @@ def native_driver():
         except Unavailable as exc:
             reasons.append(str(exc))
             continue
-        if name == CYTHON_MODULE:
-            return "cython", module.drive
-        return "cffi", _cffi_drive
-    raise Unavailable("no native load generator: %s" % "; ".join(reasons))
+        return ("cython" if name == CYTHON_MODULE else "cffi"), module
+    raise Unavailable("no native wrapper of service.c: %s"
+                      % "; ".join(reasons))
+
+
+def native_driver():
+    """(name of the wrapper, its drive function), as native_module."""
+    name, module = native_module()
+    return name, module.drive if name == "cython" else _cffi_drive
 
 
 class NativeClient(object):

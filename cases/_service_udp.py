@@ -14,6 +14,8 @@ import traceback
 from gilbench.api import (Unavailable, die_with_parent, perf_counter,
                           pinning, record)
 from gilbench.cases import _service_clients as clients_module
+from gilbench.cases._service_echo import (NATIVE_ECHO, native_server,
+                                          serve_natively)
 from gilbench.cases._service_ids import GENERATORS, ID, TAG, record_value
 from gilbench.metrics import process_cpu_seconds
 
@@ -164,22 +166,36 @@ def _child(main):
     return run
 
 
+def _server_loop(backend, node):
+    """``loop(sock, parent)``: the Python loop over node's generator, or
+    the native echo server's loop in C (its own counter)."""
+    if backend == NATIVE_ECHO:
+        native_server()  # Unavailable now, not once serving
+
+        def loop(sock, parent):
+            serve_natively(sock, node, parent, SERVER_IDLE_POLL,
+                           SERVER_IDLE_LIMIT, SERVER_LIFETIME)
+        return loop
+    next_id = GENERATORS[backend](node).next_id
+    return lambda sock, parent: serve(sock, next_id, parent)
+
+
 def _server_process(conn, sock, nodes, cpus, backend, pin, parent):
     """A thread per node (one: this process's own) serving on ``sock``;
     node i's thread, pinned, runs on CPU index cpus[i]."""
     lock = threading.Lock()  # one pipe, several threads
     if len(nodes) == 1:
-        next_id = _server_set_up(conn, lock, nodes[0], cpus[0], backend, pin)
-        if next_id is not None:
-            serve(sock, next_id, parent)
+        loop = _server_set_up(conn, lock, nodes[0], cpus[0], backend, pin)
+        if loop is not None:
+            loop(sock, parent)
         return
     done = threading.Event()
 
     def body(node, cpu):
         try:
-            next_id = _server_set_up(conn, lock, node, cpu, backend, pin)
-            if next_id is not None:
-                serve(sock, next_id, parent)
+            loop = _server_set_up(conn, lock, node, cpu, backend, pin)
+            if loop is not None:
+                loop(sock, parent)
         finally:
             done.set()
     for node, cpu in zip(nodes, cpus):
@@ -190,13 +206,13 @@ def _server_process(conn, sock, nodes, cpus, backend, pin, parent):
 
 
 def _server_set_up(conn, lock, node, cpu, backend, pin):
-    """Pin the calling thread, make its generator, say so: its next_id, or
+    """Pin the calling thread, make its server loop, say so: the loop, or
     None when that failed."""
-    next_id = None
+    loop = None
     try:
         if pin is not None:
             pin.pin_current(cpu)
-        next_id = GENERATORS[backend](node).next_id
+        loop = _server_loop(backend, node)
         message = ("ready", None)
     except Unavailable as exc:
         message = ("unavailable", str(exc))
@@ -204,7 +220,7 @@ def _server_set_up(conn, lock, node, cpu, backend, pin):
         message = ("error", last_line())
     with lock:
         conn.send(message)
-    return next_id
+    return loop
 
 
 # --- clients ---------------------------------------------------------------

@@ -26,6 +26,13 @@ what the socket adds.
   per-server counter laid out as an id instead of generating one -- the
   ceiling that transport, kernel, interpreter loop and clients allow; the
   ``python``/``cffi``/``cython`` rows read as a share of it.
+* backend ``native_echo`` (processes only): the same answers and exits
+  from a loop in C (``_service_echo``: sv_serve, recvmmsg/sendmmsg, the
+  GIL released) -- a server that costs almost nothing, so its row is what
+  one native client can drive; the Python echo row over it says whether
+  the client or the Python server loop is the limit.  1 and 2 servers by
+  default (4 and the Python client: ``--param``); no threads row: a server
+  that holds no GIL has nothing to compare processes and threads on.
 
 Clients (``_service_clients``), axis ``client``: ``native`` (the
 default: sv_drive in extensions/service.c, the GIL released, batched
@@ -51,8 +58,9 @@ over the value's wall time: 100% is one busy CPU) and ``load_generator``
 Findings (the id-service write-up's questions): UDP ids/s with 2 server
 processes against 1, for the id server and the echo server; the id
 server's ids/s as a share of the echo ceiling at 1 and 2 processes; what
-one native client drives against one echo server, and how much more than
-the Python client; in-process ids/s of each backend at 1 thread;
+one native client drives against one echo server, and against one native
+echo server, the Python echo server as a share of the native one, and how
+much more the native client drives than the Python client; in-process ids/s of each backend at 1 thread;
 duplicate ids (must be 0).
 """
 import platform
@@ -64,6 +72,7 @@ from gilbench.api import (CUSTOM, Axis, CaseSpec, finding, needs, recorded,
 from gilbench.cases import _service_udp as udp_module
 from gilbench.cases._service_clients import (NATIVE, PYTHON, REPLY_TIMEOUT,
                                              native_driver)
+from gilbench.cases._service_echo import NATIVE_ECHO, native_server
 from gilbench.cases._service_ids import GENERATORS, MODULES, record_value
 
 FAMILY = "service"
@@ -139,6 +148,8 @@ def _udp_check(backend):
         _check(backend)(params)
         if params["client"] == NATIVE:
             native_driver()
+        if backend == NATIVE_ECHO:
+            native_server()
     return check
 
 
@@ -155,16 +166,21 @@ def _inprocess_spec(backend, values, quick):
         ops_per_loop=lambda params: params["threads"] * IDS_PER_LOOP)
 
 
-def _udp_spec(backend, variant, client_kinds, what, servers, extra=()):
-    server = ("an echo server (a counter, no generator)" if backend == ECHO
-              else "%s generator" % backend)
+_SERVERS = {ECHO: "an echo server (a counter, no generator)",
+            NATIVE_ECHO: "a native echo server (a counter, a loop in C)"}
+
+
+def _udp_spec(backend, variant, client_kinds, what, servers, extra=(),
+              client_extra=()):
+    server = _SERVERS.get(backend, "%s generator" % backend)
     return CaseSpec(
         FAMILY, "udp", variant, backend, udp(backend, variant == "threads"),
         "%s on one 127.0.0.1 port, %s" % (what, server),
         driver=CUSTOM,
         axes=[Axis("servers", servers, quick=[1, 2], extra=extra,
                    unit="servers"),
-              Axis("client", client_kinds, quick=[NATIVE]),
+              Axis("client", client_kinds, quick=[NATIVE],
+                   extra=client_extra),
               Axis("clients", [1], quick=[1], extra=[2, 4],
                    unit="processes")],
         value_means="wall seconds from the clients' release to the last "
@@ -191,6 +207,10 @@ CASES = [
     # cpyext; cffi does not exist on 3.13t, where threads use Cython.
     # Threads stop at 2 by default (4: --param servers=4), which keeps
     # the family's default run near its time before the echo rows.
+    # What the native client drives when the server costs almost
+    # nothing: cheap by default, the rest with --param.
+    _udp_spec(NATIVE_ECHO, "processes", [NATIVE], _PROCESSES, [1, 2], [4],
+              [PYTHON]),
     _udp_spec(ECHO, "processes", _BOTH, _PROCESSES, [1, 2, 4]),
     _udp_spec("python", "processes", _BOTH, _PROCESSES, [1, 2, 4]),
     _udp_spec("cffi", "processes", [NATIVE], _PROCESSES, [1, 2, 4]),
@@ -217,14 +237,17 @@ TABLES = [
           cell=throughput(unit="ids"),
           note="Requests answered or lost per second (lost ones are in "
           "their own table); the echo row is the ceiling: the same "
-          "server loop and clients, no generator; %s." % _SIDES),
+          "server loop and clients, no generator; native_echo is that "
+          "loop in C, what the client drives when the server costs almost "
+          "nothing; %s." % _SIDES),
     table("UDP ids/s as a share of the echo ceiling", rows="backend",
           per=_PER_SERVERS, where=_UDP, cell=ECHO_SHARE,
           note="Each id server's ids/s over the echo server's at the same "
           "servers, variant and clients (the echo time / its time): 1.00x "
           "is as fast as a server that generates nothing; well below 1, "
           "the id server is the bottleneck; near 1, the clients, the "
-          "kernel or the shared CPUs are."),
+          "kernel or the shared CPUs are.  native_echo over echo: what "
+          "the Python server loop costs."),
     table("UDP processes vs threads", rows="servers", columns="variant",
           per=["interpreter", "clients", "backend"],
           where={"case": "udp", "backend": [ECHO, "python"],
@@ -288,6 +311,16 @@ FINDINGS = [
 ] + [
     finding("Requests/s one native client drives against one echo server "
             "process?", throughput(unit="req"),
+            at=dict(_UDP_AT, backend=ECHO, servers=1),
+            evidence="UDP ids/s"),
+    finding("Requests/s one native client drives against a native echo "
+            "server, 1 server process?", throughput(unit="req"),
+            at=dict(_UDP_AT, backend=NATIVE_ECHO, servers=1),
+            evidence="UDP ids/s"),
+    finding("Python echo server's requests/s as a share of the native "
+            "echo server's, 1 server process (native client; near 1, the "
+            "client is the limit, well below, the Python server loop)?",
+            speedup(over="backend", baseline=NATIVE_ECHO),
             at=dict(_UDP_AT, backend=ECHO, servers=1),
             evidence="UDP ids/s"),
     finding("Echo ceiling, 1 server process: the native client's "

@@ -2,14 +2,15 @@
 # cython: freethreading_compatible=True
 # Safe without a GIL: a Generator's C state is read and written only by
 # sv_next's compare-and-swap (service.c) and atomic loads, and the Python
-# object is never mutated after __cinit__; drive() keeps its C buffers on
-# its own stack frame and touches no shared state.  Without this directive,
-# importing the module on 3.13t/3.14t enables the GIL for the whole
-# process.  (Cython < 3.1, used on 2.7, ignores it in this header.)
+# object is never mutated after __cinit__; drive() and serve() keep their C
+# state on their own stack frames and touch no shared state.  Without this
+# directive, importing the module on 3.13t/3.14t enables the GIL for the
+# whole process.  (Cython < 3.1, used on 2.7, ignores it in this header.)
 """Cython wrapper of service.c: an id generator whose ``next_id`` is one C
 call with the GIL held (it takes ~20 ns: releasing the GIL would cost more
 than the call), and the native load generator ``drive``, which releases
-the GIL while it sends and receives."""
+the GIL while it sends and receives, and the native echo server
+``serve``, which releases it while it serves."""
 
 from libc.stdlib cimport free, malloc
 
@@ -27,12 +28,19 @@ cdef extern from "service.h":
     long sv_drive(const int *fds, long nflows, long requests, long window,
                   unsigned int first_tag, long timeout_ms, long max_silent,
                   long long *ids, long *received, long *lost) nogil
+    enum:
+        SV_IDLE
+        SV_LIFETIME
+        SV_ORPHANED
+    long sv_serve(int fd, long node, long parent, long poll_ms, long idle_ms,
+                  long lifetime_ms, long long *served) nogil
     int sv_batched() nogil
 
 NODE_BITS = SV_NODE_BITS
 SEQ_BITS = SV_SEQ_BITS
 EPOCH_MS = sv_epoch_ms()
 BATCHED = bool(sv_batched())
+IDLE, LIFETIME, ORPHANED = SV_IDLE, SV_LIFETIME, SV_ORPHANED
 
 
 cdef class Generator:
@@ -85,3 +93,16 @@ def drive(fds, long requests, long window, unsigned int first_tag,
         free(cfds)
         free(received)
         free(ids)
+
+
+def serve(int fd, long node, long parent, long poll_ms, long idle_ms,
+          long lifetime_ms):
+    """sv_serve on the bound socket ``fd`` with the GIL released:
+    (why it ended -- IDLE, LIFETIME, ORPHANED or an errno value --,
+    requests answered)."""
+    cdef long status
+    cdef long long served = 0
+    with nogil:
+        status = sv_serve(fd, node, parent, poll_ms, idle_ms, lifetime_ms,
+                          &served)
+    return status, served

@@ -12,8 +12,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 #include "service.h"
 
 #if defined(__linux__)
@@ -379,6 +381,160 @@ done:
     free(slots);
     free(sent);
     return rc;
+}
+
+
+/* --- the native echo server (see service.h) -----------------------------
+ *
+ * The Python echo server's loop in C: poll() with a timeout stands in for
+ * its SO_RCVTIMEO, so the same idle, lifetime and orphan checks end it. */
+
+/* The echo counter's k-th id (k from 1), as _service_ids.EchoCounter lays
+ * it out: k where the tick goes, the node, sequence 0. */
+static long long
+sv_echo_id(long node, long long k)
+{
+    return (k << (SV_NODE_BITS + SV_SEQ_BITS))
+           | ((long long)node << SV_SEQ_BITS);
+}
+
+/* Answer every request waiting on fd (at most a batch per call); the
+ * number answered, or -errno. */
+static long
+sv_echo_batch(int fd, long node, long long *count)
+{
+    unsigned char in[SV_BATCH][SV_BUFFER], out[SV_BATCH][SV_REPLY_BYTES];
+    struct sockaddr_storage from[SV_BATCH];
+    socklen_t from_len[SV_BATCH];
+    size_t length[SV_BATCH];
+    long long id;
+    int i, j, got = 0, answers = 0;
+#if SV_MMSG
+    struct mmsghdr msgs[SV_BATCH];
+    struct iovec iov[SV_BATCH];
+    memset(msgs, 0, sizeof(msgs));
+    for (i = 0; i < SV_BATCH; i++) {
+        iov[i].iov_base = in[i];
+        iov[i].iov_len = SV_BUFFER;
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &from[i];
+        msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);
+    }
+    do
+        got = recvmmsg(fd, msgs, SV_BATCH, MSG_DONTWAIT, NULL);
+    while (got < 0 && errno == EINTR);
+    for (i = 0; i < got; i++) {
+        length[i] = msgs[i].msg_len;
+        from_len[i] = msgs[i].msg_hdr.msg_namelen;
+    }
+#else
+    ssize_t one;
+    for (; got < SV_BATCH; got++) {
+        from_len[got] = sizeof(from[got]);
+        one = recvfrom(fd, in[got], SV_BUFFER, MSG_DONTWAIT,
+                       (struct sockaddr *)&from[got], &from_len[got]);
+        if (one < 0 && errno == EINTR) {
+            got--;
+            continue;
+        }
+        if (one < 0)
+            break;
+        length[got] = (size_t)one;
+    }
+    if (got == 0)
+        got = -1;
+#endif
+    if (got < 0)
+        return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
+    /* A runt has no tag to answer; answers are compacted in place. */
+    for (i = 0; i < got; i++) {
+        if (length[i] < SV_REQUEST_BYTES)
+            continue;
+        id = sv_echo_id(node, ++*count);
+        memcpy(out[answers], in[i], SV_REQUEST_BYTES);
+        for (j = 0; j < 8; j++)
+            out[answers][SV_REQUEST_BYTES + j] =
+                (unsigned char)((uint64_t)id >> (56 - 8 * j));
+        if (answers != i) {
+            from[answers] = from[i];
+            from_len[answers] = from_len[i];
+        }
+        answers++;
+    }
+#if SV_MMSG
+    for (i = 0; i < answers; i++) {
+        iov[i].iov_base = out[i];
+        iov[i].iov_len = SV_REPLY_BYTES;
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_name = &from[i];
+        msgs[i].msg_hdr.msg_namelen = from_len[i];
+    }
+    for (i = 0; i < answers; i += got) {
+        got = sendmmsg(fd, msgs + i, answers - i, 0);
+        if (got < 0) {
+            if (errno != EINTR)
+                return -errno;
+            got = 0;
+        }
+    }
+#else
+    for (i = 0; i < answers; i++)
+        while (sendto(fd, out[i], SV_REPLY_BYTES, 0,
+                      (struct sockaddr *)&from[i], from_len[i]) < 0)
+            if (errno != EINTR)
+                return -errno;
+#endif
+    return answers;
+}
+
+long
+sv_serve(int fd, long node, long parent, long poll_ms, long idle_ms,
+         long lifetime_ms, long long *served)
+{
+    struct pollfd waiting;
+    long long deadline, idle_since, now, checked = 0;
+    long answered;
+    int ready;
+
+    if (node < 0 || node >= (1L << SV_NODE_BITS) || poll_ms < 1)
+        return EINVAL;
+    *served = 0;
+    waiting.fd = fd;
+    waiting.events = POLLIN;
+    now = sv_now_ns();
+    deadline = now + (long long)lifetime_ms * 1000000LL;
+    idle_since = now;
+    for (;;) {
+        ready = poll(&waiting, 1, (int)poll_ms);
+        if (ready < 0 && errno != EINTR)
+            return errno;
+        now = sv_now_ns();
+        if (ready <= 0) {
+            /* The Python loop's checks, after each idle poll. */
+            if ((long)getppid() != parent)
+                return SV_ORPHANED;
+            if (now > deadline)
+                return SV_LIFETIME;
+            if (now - idle_since >= (long long)idle_ms * 1000000LL)
+                return SV_IDLE;
+            continue;
+        }
+        answered = sv_echo_batch(fd, node, served);
+        if (answered < 0)
+            return -answered;
+        if (answered > 0)
+            idle_since = now;
+        /* As the Python loop: a busy server checks its lifetime (and here
+         * its parent) every 4096 requests. */
+        if (*served - checked >= 4096) {
+            checked = *served;
+            if (now > deadline)
+                return SV_LIFETIME;
+            if ((long)getppid() != parent)
+                return SV_ORPHANED;
+        }
+    }
 }
 
 int

@@ -60,8 +60,30 @@ long sv_drive(const int *fds, long nflows, long requests, long window,
               unsigned int first_tag, long timeout_ms, long max_silent,
               long long *ids, long *received, long *lost);
 
-/* 1 when sv_drive batches with sendmmsg/recvmmsg (Linux), 0 when it
- * sends and receives one datagram per call. */
+/* The native echo server: why sv_serve returned (errno values are > 0). */
+enum {
+    SV_IDLE = -1,      /* no request for idle_ms */
+    SV_LIFETIME = -2,  /* lifetime_ms passed */
+    SV_ORPHANED = -3   /* getppid() is no longer ``parent`` */
+};
+
+/* Answers each request on the bound UDP socket ``fd`` (a 4-byte tag)
+ * with the tag and the next id of a per-server counter laid out as an id
+ * (the count where the tick goes, ``node``, sequence 0: the Python echo
+ * server's EchoCounter), in batches with recvmmsg/sendmmsg where
+ * sv_batched().  Waits in poll() for up to ``poll_ms``; after a wait with
+ * nothing to read (and every 4096 requests) it ends as the Python server
+ * loop does: orphaned, past its lifetime, or idle for ``idle_ms``.
+ * Returns one of SV_IDLE/SV_LIFETIME/SV_ORPHANED, or an errno value when a
+ * socket call failed (EINVAL: a bad node or poll_ms); ``*served``
+ * requests answered.  Touches no Python object: the caller releases the
+ * GIL around it; several threads may serve one socket, each with its own
+ * node. */
+long sv_serve(int fd, long node, long parent, long poll_ms, long idle_ms,
+              long lifetime_ms, long long *served);
+
+/* 1 when sv_drive and sv_serve batch with sendmmsg/recvmmsg (Linux), 0
+ * when they send and receive one datagram per call. */
 int sv_batched(void);
 
 #endif
