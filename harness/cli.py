@@ -92,14 +92,19 @@ def cmd_timeit(argv):
     return timeitcmd.main(argv)
 
 
-def cmd_list(argv):
-    from gilbench import listing
+def list_parser():
+    """The parser of ``gilbench list`` (public: the docs render it)."""
     parser = OneLineErrorParser(prog="gilbench list",
                                 description="List the registered cases.")
     _add_selection_options(parser)
     parser.add_argument("--json", action="store_true",
                         help="the registry as JSON (stable; for tools)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def cmd_list(argv):
+    from gilbench import listing
+    args = list_parser().parse_args(argv)
     args.params = parse_params(args)
     for line in listing.format_cases(args):
         print(line)
