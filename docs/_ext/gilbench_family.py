@@ -40,6 +40,11 @@ def load_family(family):
             if spec.family == family]
 
 
+def _source_files(family):
+    import sys
+    return [sys.modules[name].__file__ for name in _module_names(family)]
+
+
 def _literal(value):
     return "``%s``" % value if value not in ("", None) else ""
 
@@ -56,8 +61,6 @@ def _axis_line(axis):
         _values(facts["values"]), _values(facts["quick"]))
     if facts["extra"]:
         text += "; with ``--param`` also: %s" % _values(facts["extra"])
-    if facts["open"]:
-        text += "; open (any count)"
     if facts["log"]:
         text += "; log-spaced"
     return text
@@ -67,15 +70,24 @@ def _indent(lines, prefix="     "):
     return [prefix + line if line else "" for line in lines]
 
 
-def _case_rows(specs):
+def _case_rows(specs, shared_meaning):
     rows = []
     for spec, _ in specs:
         axes = [_axis_line(a) for a in spec.axes] or ["none"]
-        cells = [_literal(spec.base_name), spec.driver,
-                 spec.description, spec.value_means or "",
-                 axes]
-        rows.append(cells)
+        cells = [_literal(spec.base_name), spec.driver, spec.description]
+        if not shared_meaning:
+            cells.append(spec.value_means or "")
+        rows.append(cells + [axes])
     return rows
+
+
+def _meanings(specs):
+    """The distinct value_means, in case order."""
+    found = []
+    for spec, _ in specs:
+        if spec.value_means not in found:
+            found.append(spec.value_means)
+    return found
 
 
 def _list_table(title, header, rows, widths):
@@ -108,11 +120,54 @@ def _escape(text):
     return text
 
 
+def _pairs(mapping):
+    return ", ".join("%s=%s" % item for item in sorted(mapping.items()))
+
+
+def _ratio_words(cell):
+    text = "``%s=%s`` / ``%s=%s``" % (cell["over"], cell["numerator"],
+                                    cell["over"], cell["denominator"])
+    if cell.get("fallback"):
+        text += " (no twin: the one with ``%s``)" % _pairs(cell["fallback"])
+    return text
+
+
+def _speedup_words(cell):
+    text = "over ``%s``, against ``%s=%s``" % (cell["over"], cell["over"],
+                                               cell["baseline"])
+    return text + (", x N (work grows with N)" if cell["scaled"] else "")
+
+
+# How each cell kind's declaration reads in words; keys are
+# gilbench.tables' cell dicts (a kind missing here falls back to its JSON).
+_CELL_WORDS = {
+    "value": lambda c: "mean" + (" per operation" if c["per_op"] else
+                                 " per loop"),
+    "ratio": _ratio_words,
+    "speedup": _speedup_words,
+    "efficiency": lambda c: _speedup_words(c) + "; against the %s"
+    % ("ideal (N)" if c["against"] == "ideal" else "ceiling family"),
+    "scaling": lambda c: "scalability-law fit, " + _speedup_words(c),
+    "throughput": lambda c: "%s/s" % c["unit"],
+    "recorded": lambda c: "``%s``%s" % (
+        c["key"], " (%s)" % c["unit"] if c["unit"] else ""),
+    "crossover": lambda c: "along ``%s``, where %s %s 1%s" % (
+        c["along"], _ratio_words(c), "rises to" if c["rises"] else
+        "falls to", " (%s)" % c["unit"] if c["unit"] else ""),
+    "best": lambda c: "the %s %s over ``%s``%s" % (
+        c["pick"], c["of"]["kind"] if c["of"]["kind"] != "recorded"
+        else c["of"]["key"], c["over"],
+        " among %s" % ", ".join(map(str, c["among"])) if c["among"] else ""),
+}
+
+
 def _cell_text(cell):
-    kind = cell["kind"]
-    rest = dict((k, v) for k, v in sorted(cell.items()) if k != "kind")
-    return "*%s* %s" % (kind, _literal(json.dumps(rest, sort_keys=True))
-                        if rest else "")
+    words = _CELL_WORDS.get(cell["kind"])
+    if words is None:
+        rest = dict((k, v) for k, v in cell.items() if k != "kind")
+        return "*%s* %s" % (cell["kind"], _literal(json.dumps(
+            rest, sort_keys=True)))
+    return "*%s*: %s" % (cell["kind"], words(cell))
 
 
 def _table_rows(declared):
@@ -123,8 +178,7 @@ def _table_rows(declared):
         if decl["per"]:
             layout.append("one table per: ``%s``" % ", ".join(decl["per"]))
         if decl["where"]:
-            layout.append("where: ``%s``" % json.dumps(decl["where"],
-                                                         sort_keys=True))
+            layout.append("only ``%s``" % _pairs(decl["where"]))
         rows.append([decl["title"], layout, _cell_text(decl["cell"]),
                      decl["note"] or ""])
     return rows
@@ -133,10 +187,9 @@ def _table_rows(declared):
 def _finding_rows(declared):
     rows = []
     for decl in declared.findings:
-        at = json.dumps(decl["at"], sort_keys=True) if decl["at"] else ""
         rows.append([decl["question"], _cell_text(decl["cell"]),
-                     _literal(at), decl["evidence"] or "(first matching "
-                     "table)"])
+                     _literal(_pairs(decl["at"])), decl["evidence"]
+                     or "(the first table with this computation)"])
     return rows
 
 
@@ -144,12 +197,20 @@ def family_rst(family):
     """The generated part of a family page, as reStructuredText lines."""
     specs = load_family(family)
     declared = specs[0][1]
+    meanings = _meanings(specs)
+    shared = len(meanings) == 1
     lines = ["Cases", "^^^^^", "",
              "%d case(s), in run order; the family's ``ORDER`` on the "
-             "page is %s." % (len(specs), declared.order), ""]
-    lines += _list_table("", ["case", "driver", "what it runs",
-                              "a value is", "axes (default; quick)"],
-                         _case_rows(specs), [18, 8, 25, 22, 27])
+             "page is %s.  The count axes are open: ``--param`` takes any "
+             "count." % (len(specs), declared.order), ""]
+    if shared:
+        lines += ["A value, for every case: %s." % _escape(meanings[0]), ""]
+        header, widths = ["case", "driver", "what it runs",
+                          "axes (default; quick)"], [22, 10, 34, 34]
+    else:
+        header, widths = ["case", "driver", "what it runs", "a value is",
+                          "axes (default; quick)"], [18, 8, 25, 22, 27]
+    lines += _list_table("", header, _case_rows(specs, shared), widths)
     lines += ["Declared tables", "^^^^^^^^^^^^^^^", ""]
     if declared.tables:
         lines += _list_table("", ["title", "layout", "cell", "note"],
@@ -171,7 +232,12 @@ class FamilyDirective(SphinxDirective):
     option_spec = {"debug": directives.flag}
 
     def run(self):
-        text = "\n".join(family_rst(self.arguments[0]))
+        family = self.arguments[0]
+        text = "\n".join(family_rst(family))
+        # An incremental build re-reads the page when the family's module
+        # (or this renderer) changes, so the page cannot go stale.
+        for path in _source_files(family) + [__file__]:
+            self.env.note_dependency(os.path.abspath(path))
         if "debug" in self.options:
             print(text)
         return self.parse_text_to_nodes(text, allow_section_headings=True)
