@@ -170,11 +170,12 @@ def _server_loop(backend, node):
     """``loop(sock, parent)``: the Python loop over node's generator, or
     the native echo server's loop in C (its own counter)."""
     if backend == NATIVE_ECHO:
-        native_server()  # Unavailable now, not once serving
+        wrapper, _ = native_server()  # Unavailable now, not once serving
 
         def loop(sock, parent):
             serve_natively(sock, node, parent, SERVER_IDLE_POLL,
                            SERVER_IDLE_LIMIT, SERVER_LIFETIME)
+        loop.wrapper = wrapper
         return loop
     next_id = GENERATORS[backend](node).next_id
     return lambda sock, parent: serve(sock, next_id, parent)
@@ -206,14 +207,14 @@ def _server_process(conn, sock, nodes, cpus, backend, pin, parent):
 
 
 def _server_set_up(conn, lock, node, cpu, backend, pin):
-    """Pin the calling thread, make its server loop, say so: the loop, or
-    None when that failed."""
+    """Pin the calling thread, make its server loop, say so (with the
+    native server's wrapper): the loop, or None when that failed."""
     loop = None
     try:
         if pin is not None:
             pin.pin_current(cpu)
         loop = _server_loop(backend, node)
-        message = ("ready", None)
+        message = ("ready", getattr(loop, "wrapper", None))
     except Unavailable as exc:
         message = ("unavailable", str(exc))
     except BaseException:
@@ -277,13 +278,16 @@ class Service(object):
             len(pin.cpus) if pin is not None else 1, self.nservers,
             self.nclients)
         try:
-            self._start_servers(backend, threaded, pin, server_cpus)
+            servers = self._start_servers(backend, threaded, pin,
+                                          server_cpus)
             wrappers = self._start_clients(pin, client_cpus)
         except BaseException:
             self.close()
             raise
         self.facts = placement_facts(pin, server_cpus, client_cpus)
         self.facts["load_generator"] = wrappers[0]
+        if servers[0] is not None:
+            self.facts["server_wrapper"] = servers[0]
 
     def _start(self, target, args, processes):
         parent_end, child_end = self.context.Pipe()
@@ -309,10 +313,10 @@ class Service(object):
         finally:
             for sock in socks:
                 sock.close()
-        for index, (conn, group) in enumerate(zip(conns, groups)):
-            for _ in group[1]:
-                self._receive(conn, "ready", "server %d" % index,
+        return [self._receive(conn, "ready", "server %d" % index,
                               START_TIMEOUT)
+                for index, (conn, group) in enumerate(zip(conns, groups))
+                for _ in group[1]]
 
     def _start_clients(self, pin, cpus):
         for cpu in cpus:

@@ -52,8 +52,9 @@ order; must be 0), ``served`` (requests per server, or per thread, e.g.
 "512,512"), ``fairness_pct`` (the smallest share x servers: 100 when
 even), ``server_cpus``/``client_cpus`` and ``placement`` (what each side
 had), ``client_cpu_pct`` and ``server_cpu_pct`` (each side's CPU time
-over the value's wall time: 100% is one busy CPU) and ``load_generator``
-(the client's wrapper: cython, cffi or python).
+over the value's wall time: 100% is one busy CPU), ``load_generator``
+(the client's wrapper: cython, cffi or python) and, for native_echo,
+``server_wrapper`` (cython or cffi).
 
 Findings (the id-service write-up's questions): UDP ids/s with 2 server
 processes against 1, for the id server and the echo server; the id

@@ -178,6 +178,9 @@ def test_serves_the_family_rows_with_both_clients(wrapper):
             record_module.set_sink(None)
         assert sink["duplicates"] == sink["errors"] == 0
         assert sink["nonmonotonic"] == 0
+        assert sink["server_wrapper"] == wrapper
+        assert sink["load_generator"] == (
+            wrapper if client == clients.NATIVE else clients.PYTHON)
         counts = [int(c) for c in sink["served"].split(",")]
         assert len(counts) == 2 and sum(counts) == udp.REQUESTS_PER_LOOP
 
