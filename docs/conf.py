@@ -27,6 +27,8 @@ root_doc = "index"
 exclude_patterns = ["_build", "examples"]
 html_theme = "furo"
 html_title = "gilbench"
+# Option names (--fast) stay as typed, not turned into dashes.
+smartquotes = False
 # Short code samples are shell unless a block says otherwise.
 highlight_language = "none"
 
