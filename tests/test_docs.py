@@ -91,3 +91,33 @@ def test_the_tutorial_is_a_family(tmp_path):
     cases = json.loads(listing.stdout)["cases"]
     assert [c["driver"] for c in cases] == ["threads", "processes", "custom"]
     assert all(c["family"] == "mine" for c in cases)
+
+
+# actionlint from the Go module proxy, pinned; built once into Go's cache.
+ACTIONLINT = "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12"
+
+
+def actionlint_command():
+    """actionlint on PATH or in Go's bin directory, else ``go run`` of the
+    pinned version; None where there is no Go."""
+    found = shutil.which("actionlint")
+    gopath_bin = os.path.expanduser(os.path.join("~", "go", "bin",
+                                                 "actionlint"))
+    if found or os.path.isfile(gopath_bin):
+        return [found or gopath_bin]
+    go = shutil.which("go") or (
+        "/usr/local/go/bin/go" if os.path.isfile("/usr/local/go/bin/go")
+        else None)
+    return [go, "run", ACTIONLINT] if go else None
+
+
+def test_the_ci_workflow_passes_actionlint():
+    command = actionlint_command()
+    if command is None:
+        pytest.skip("no actionlint and no Go to build it (go install %s)"
+                    % ACTIONLINT)
+    workflow = os.path.join(DOCS, "ci", "gilbench.yml")
+    proc = subprocess.run(command + [workflow], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout
