@@ -24,6 +24,9 @@ FIXTURES = (cc, ft_python, probes, ft_venv_python)
 ZLIB = ["-s", 'import zlib; d = b"x" * 1000000', "zlib.compress(d, 1)"]
 SUM = ["sum(range(10000))"]
 QUICK = ["--threads", "1,2", "--quick"]
+# Four processes: where a verdict or a significance test needs the power.
+SIZED = ["--threads", "1,2", "-p", "4", "-n", "3", "-w", "1",
+         "--min-time", "0.02"]
 CANNOT_TELL = "Parallel? Cannot tell:"
 GIL_BUILD = getattr(sys, "_is_gil_enabled", lambda: True)()
 
@@ -118,9 +121,7 @@ def test_compare_and_its_scaling_gate_read_it(runs, tmp_path):
     said = []
     for directory, statement in (("base", ZLIB), ("changed", SUM)):
         (tmp_path / directory).mkdir()
-        result, _ = timeit(tmp_path / directory, "call", statement,
-                           "--threads", "1,2", "-p", "4", "-n", "3", "-w",
-                           "1", "--min-time", "0.02")
+        result, _ = timeit(tmp_path / directory, "call", statement, *SIZED)
         assert result.code == 0, result
         said += [line for line in result.stdout.splitlines()
                  if "Parallel?" in line]
@@ -344,7 +345,7 @@ def _free_threaded_timeit(python, probes, tmp_path, *args):
 def test_without_the_gil_a_python_loop_runs_in_parallel(
         ft_venv_python, probes, tmp_path):
     process, output = _free_threaded_timeit(
-        ft_venv_python, probes, tmp_path, "sum(range(10000))", *QUICK)
+        ft_venv_python, probes, tmp_path, "sum(range(10000))", *SIZED)
     assert process.returncode == 0, process.stdout + process.stderr
     from gilbench.report import timeit_answers
     found = timeit_answers.lines(str(output), "sum(range(10000))")
