@@ -61,8 +61,10 @@ def test_a_gil_releasing_call_runs_in_parallel(runs):
     assert result.code == 0, result
     line = verdict(result)
     assert "2 threads used" in line and "% CPU and ran" in line, line
-    assert "the statement runs in parallel (it appears to release the " \
-           "GIL)" in line, result
+    # Fully, or (a loaded machine) partly: never "does not run in parallel".
+    assert "does not run in parallel" not in line, result
+    assert "runs in parallel (it appears to release the GIL)" in line \
+        or "partly in parallel" in line, result
     assert "Result: %s" % output in result.stdout
 
 
