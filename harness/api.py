@@ -6,7 +6,7 @@
                              ratio, speedup, throughput, value, crossover,
                              worker_index, finding, best)
 
-See README.rst, "Adding a case", for one example per driver.
+See docs/writing-cases.rst for a tutorial with one case per driver.
 """
 from gilbench.axes import Axis, counts, processes, threads
 from gilbench.casehelpers import import_extension, needs, perf_counter

@@ -25,7 +25,7 @@ from gilbench.errors import UsageError
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
 # these keep the default run of all families to minutes per interpreter
-# (README's "run" options give the figure).  One warmup of >= 40 ms is also
+# (docs/commands.rst: the default sizing).  One warmup of >= 40 ms is also
 # far past PyPy's JIT tracing threshold for these call loops.  Any sizing
 # option on the command line (-p, -n, -w, --min-time, --fast, --rigorous)
 # overrides them.

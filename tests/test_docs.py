@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from helpers import ROOT, run_harness
+from helpers import MINIMAL_PYPERF, ROOT, run_harness
 
 DOCS = os.path.join(ROOT, "docs")
 
@@ -91,6 +91,13 @@ def test_the_tutorial_is_a_family(tmp_path):
     cases = json.loads(listing.stdout)["cases"]
     assert [c["driver"] for c in cases] == ["threads", "processes", "custom"]
     assert all(c["family"] == "mine" for c in cases)
+    # ... and runs as written, each driver, into a report.
+    output = tmp_path / "out.json"
+    run = run_harness("run", "--module", module, "--quick", "-o", output,
+                      *MINIMAL_PYPERF)
+    assert run.code in (0, 1), run  # 1: a case n/a here, with its reason
+    report = run_harness("report", output, "--format", "md")
+    assert report.code == 0, report
 
 
 # actionlint from the Go module proxy, pinned; built once into Go's cache.
