@@ -168,6 +168,22 @@ def test_flags_reasons_runs_and_toc(matrix_page):
     assert '<th>pinned</th>' in page and '<th>load</th>' in page
 
 
+def test_family_headings_link_to_the_manual_only_when_asked(matrix_dir,
+                                                            matrix_page):
+    """report --docs-url: a built-in family's heading links to its page
+    of the manual; a family without one (pool, work) and a page made
+    without the option link nowhere."""
+    assert "families/gil.html" not in matrix_page
+    from gilbench.report import html as html_page
+    results = loader.load_results([str(matrix_dir)])
+    page = html_page.page(render.environment(), "t", [],
+                          pivot.all_tables(results), plot_tables=False,
+                          docs_url="docs/_build/html")
+    assert ('<h2><a href="docs/_build/html/families/gil.html">gil</a></h2>'
+            in page)
+    assert "<h2>pool</h2>" in page and "<h2>work</h2>" in page
+
+
 def test_report_command_writes_html_from_the_suffix(matrix_dir, tmp_path):
     out = tmp_path / "report.html"
     started = time.time()

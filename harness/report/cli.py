@@ -16,12 +16,17 @@ def _parser():
     parser.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
                         help="result JSON files, or directories of them")
     add_output_options(parser)
+    parser.add_argument("--docs-url", metavar="URL",
+                        help="HTML: link each built-in family's heading to "
+                        "its page of the manual built at URL (relative, "
+                        "e.g. docs/_build/html/, or absolute); off by "
+                        "default, so the page stays self-contained")
     return parser
 
 
 def main(argv):
     args = _parser().parse_args(argv)
     fmt = output_format(args)
-    emit(render.render(loader.load_results(args.paths), fmt), fmt,
-         args.output)
+    emit(render.render(loader.load_results(args.paths), fmt,
+                       docs_url=args.docs_url), fmt, args.output)
     return 0

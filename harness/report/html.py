@@ -82,6 +82,7 @@ class Section:
     anchor: str
     title: str
     blocks: list
+    link: str = ""  # the family's page in the manual, when asked for
 
 
 def shade(value):
@@ -226,8 +227,25 @@ def findings_table(found, page_sections):
                      rows=rows, reasons=reasons)
 
 
-def page(environment, title, intro, tables, plot_tables=True, found=None):
+def docs_links(page_sections, docs_url):
+    """Links each built-in family's heading to its page in the manual
+    (``docs/families/<family>.rst`` built under ``docs_url``)."""
+    if not docs_url:
+        return
+    from gilbench import modules
+    from gilbench.resultformat import TIMEIT_FAMILY
+    built_in = {name.rsplit(".", 1)[1]
+                for name in modules.default_module_names()} | {TIMEIT_FAMILY}
+    base = docs_url if docs_url.endswith("/") else docs_url + "/"
+    for section in page_sections:
+        if section.title in built_in:
+            section.link = "%sfamilies/%s.html" % (base, section.title)
+
+
+def page(environment, title, intro, tables, plot_tables=True, found=None,
+         docs_url=None):
     page_sections = sections(tables, plot_tables)
+    docs_links(page_sections, docs_url)
     return environment.get_template("report.html.j2").render(
         title=one_line(title), intro=[one_line(x) for x in intro],
         findings=findings_table(found, page_sections),

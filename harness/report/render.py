@@ -109,22 +109,26 @@ def block_as_text(block, escape):
                  block.note_of(table)) for _, table in block.tables])
 
 
-def render(results, fmt):
+def render(results, fmt, docs_url=None):
+    """The report page; ``docs_url``: where the manual is built, for the
+    HTML page's family headings to link to (none by default: a page
+    stays self-contained)."""
     intro = "Rendered from %d result file(s): %s." % (
         len(results), ", ".join(r.interpreter for r in results))
     found = findings.findings_table(results, pivot.family_order(results))
     return render_tables(pivot.all_tables(results), fmt, TITLE, [intro],
-                         found=found)
+                         found=found, docs_url=docs_url)
 
 
 def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
-                  found=None):
+                  found=None, docs_url=None):
     """model.Tables as a page, opening with the findings (a
     findings.FindingsTable) when there are any: RST, Markdown, or HTML
     with figures."""
     if fmt == "html":
         from gilbench.report import html  # lazy: matplotlib is slow to import
-        return html.page(environment(), title, intro, tables, found=found)
+        return html.page(environment(), title, intro, tables, found=found,
+                         docs_url=docs_url)
     escape = _ESCAPE[fmt]
     text = environment().get_template(FORMATS[fmt]).render(
         title=escape(title), intro=[escape(line) for line in intro],
