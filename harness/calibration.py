@@ -41,9 +41,9 @@ def _here():
     }
 
 
-def _mismatch(metadata):
-    """The first fact of ``metadata`` that differs from here, or None."""
-    here = _here()
+def _mismatch(metadata, here):
+    """The first fact of ``metadata`` that differs from ``here``, or
+    None."""
     for key in sorted(here):
         if key in metadata and metadata[key] != here[key]:
             return "%s is %r there, %r here" % (key, metadata[key],
@@ -54,13 +54,14 @@ def _mismatch(metadata):
 def loops_from(path):
     """({benchmark name: loops}, why none are reused or None)."""
     suite = _load(path)
+    here = _here()
     found = {}
     for bench in suite.get_benchmarks():
         runs = [run for run in bench.get_runs() if run.values]
         if not runs:
             continue
         metadata = runs[0].get_metadata()
-        why = _mismatch(metadata)
+        why = _mismatch(metadata, here)
         if why:
             return {}, ("--loops-from %s: made elsewhere (%s); every "
                         "benchmark calibrates" % (path, why))
