@@ -124,15 +124,24 @@ def _measured(path, bench, meta):
         run_values=tuple(tuple(run.values) for run in runs))
 
 
-def _missing(path, entries, cpus_usable, restore):
-    records = []
+def _entries(path, run_meta, restore):
+    """The file's MISSING_KEY entries, checked, their metadata restored."""
+    entries = _json(path, fmt.MISSING_KEY,
+                    run_meta.get(fmt.MISSING_KEY, "[]"), list)
     for entry in entries:
         if not (isinstance(entry, dict) and isinstance(entry.get("name"), str)
                 and isinstance(entry.get("reason"), str)
                 and isinstance(entry.get("metadata"), dict)):
             raise UsageError(f"{path!r}: each {fmt.MISSING_KEY} entry needs "
                              "a name, a reason and metadata")
-        name, meta = entry["name"], restore(entry["metadata"])
+    return [dict(entry, metadata=restore(entry["metadata"]))
+            for entry in entries]
+
+
+def _missing(path, entries, cpus_usable):
+    records = []
+    for entry in entries:
+        name, meta = entry["name"], entry["metadata"]
         _require(path, name, meta, fmt.NAME_PARTS + (fmt.AXES_KEY,))
         records.append(Record(
             name=name, dims=_dims(path, name, meta),
@@ -214,12 +223,11 @@ def load_result(path):
     for name, meta in metas:
         check_format(path, name, meta)
     label, key = interpreters.identify(run_meta, path)
-    entries = _json(path, fmt.MISSING_KEY,
-                    run_meta.get(fmt.MISSING_KEY, "[]"), list)
+    entries = _entries(path, run_meta, restore)
     records = [_measured(path, b, meta)
                for b, (_, meta) in zip(benchmarks, metas)]
-    records += _missing(path, entries, records[0].cpus_usable, restore)
-    metas += [(e["name"], restore(e["metadata"])) for e in entries]
+    records += _missing(path, entries, records[0].cpus_usable)
+    metas += [(e["name"], e["metadata"]) for e in entries]
     tables, findings, order, axes = _declarations(path, metas)
     return ResultFile(path=path, interpreter=label, version_key=key,
                       records=records, tables=tables, axes=axes,
