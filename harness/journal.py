@@ -106,7 +106,8 @@ class Journal(object):
             write_durably(os.path.join(fresh, "header.json"),
                           json.dumps(self.header, sort_keys=True))
             os.rename(fresh, self.path)
-            atomicfile.fsync_directory(os.path.dirname(os.path.abspath(self.path)))
+            atomicfile.fsync_directory(
+                os.path.dirname(os.path.abspath(self.path)))
         except (IOError, OSError) as exc:  # full or read-only disk
             shutil.rmtree(fresh, ignore_errors=True)
             raise UsageError("cannot start the run journal %r: %s"

@@ -108,7 +108,7 @@ def _run_owned(benchmarks, args, pyperf_options, book, started):
         _run_all(benchmarks, args, pyperf_options, book, done)
     except (KeyboardInterrupt, Terminated) as exc:
         code = 143 if isinstance(exc, Terminated) else 130
-        return _interrupted(benchmarks, book, done, output, code)
+        return _interrupted(benchmarks, book, output, code)
     finally:
         signal.signal(signal.SIGTERM, previous)
     written, missing = results.merge_journal(benchmarks, book, done, output)
@@ -146,8 +146,11 @@ def _run_all(benchmarks, args, pyperf_options, book, done):
             print("%s: %s" % (bench.name, reason))
 
 
-def _interrupted(benchmarks, book, done, output, code):
+def _interrupted(benchmarks, book, output, code):
     """Keep the journal, write what finished, say how to go on."""
+    # The journal, not the loop's record of it: a signal between an
+    # entry's rename and the loop's noting it must not drop that entry.
+    done = book.entries()
     written, _ = results.merge_journal(benchmarks, book, done, output)
     finished = len(done)
     print("gilbench: interrupted after %d of %d benchmarks%s; the same "
