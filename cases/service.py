@@ -188,9 +188,9 @@ def _udp_spec(backend, variant, client_kinds, what, servers, extra=(),
         "reply (or loss) of %d requests per loop"
         % udp_module.REQUESTS_PER_LOOP,
         check=_udp_check(backend),
-        # A value is a number of requests (4 x 1024: 20-90 ms here), not
-        # a time: no calibration worker, which was a third of the
-        # family's run time.  The user's sizing options still win.
+        # A value is a number of requests, not a time: no calibration,
+        # which here would start servers and clients once more.  The
+        # user's sizing options still win.
         sizing=["--loops", str(UDP_LOOPS)],
         ops_per_loop=udp_module.REQUESTS_PER_LOOP,
         concurrency=lambda params: params["servers"] + params["clients"])

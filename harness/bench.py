@@ -1,11 +1,14 @@
 """The pyperf program: registers one benchmark and lets pyperf run it.
 
 ``gilbench run`` starts this once per benchmark (so a crash or a
-hang costs only that benchmark); pyperf then re-runs it as its workers with
-``--worker``, and ``add_cmdline_args`` forwards the harness options to them.
+hang costs only that benchmark); it calibrates the loop count in a fork of
+itself (gilbench.loopcalibration), then pyperf re-runs it as its workers
+with ``--worker``, and ``add_cmdline_args`` forwards the harness options to
+them.
 
-Set-up (the case's prepare(), threads, processes, pinning) happens in each
-pyperf worker on its first call, before any value is timed.  A set-up that
+Set-up (the case's prepare(), threads, processes, pinning) happens in the
+calibration fork and in each pyperf worker on its first call, before any
+value is timed.  A set-up that
 says the benchmark cannot run here (Unavailable, the GIL re-enabled by an
 import) writes the reason to ``--status`` and exits with
 :data:`EXIT_REFUSED`; ``run`` records that reason instead of a failure.
@@ -19,8 +22,8 @@ import sys
 
 import pyperf
 
-from gilbench import (drivers, gilguard, lifelines, metrics, pinning, record,
-                     registry)
+from gilbench import (drivers, gilguard, lifelines, loopcalibration, metrics,
+                      pinning, record, registry)
 from gilbench.errors import UsageError
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
@@ -169,8 +172,20 @@ def main(argv):
     args = runner.parse_args(argv)
     bench = load_benchmark(args)
     runner.time_function = TimeFunction(runner, bench)
-    runner.bench_time_func(bench.name, runner.time_function,
-                           metadata=bench.metadata())
+    calibration = None
+    if loopcalibration.wanted(args):
+        metadata = dict(bench.metadata(), name=bench.name)
+        metadata.setdefault("unit", "second")
+        calibration = loopcalibration.calibrate(
+            runner.time_function, args.min_time, metadata)
+        args.loops = calibration.get_metadata()["loops"]
+    result = runner.bench_time_func(bench.name, runner.time_function,
+                                    metadata=bench.metadata())
+    if calibration is not None and result is not None and args.output:
+        # The calibration run first, where pyperf puts its own.
+        merged = pyperf.Benchmark([calibration])
+        merged.add_runs(result)
+        merged.dump(args.output, replace=True)
     return 0
 
 

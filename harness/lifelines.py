@@ -20,12 +20,20 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 
+def libc():
+    """The C library, from the symbols already loaded: find_library would
+    run ``ldconfig -p``, a process start in every benchmark process."""
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+
+
 def _prctl(option, value):
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-        return libc.prctl(option, value, 0, 0, 0) == 0
+        return libc().prctl(option, value, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 

@@ -5,12 +5,11 @@ start gate, so it is set-up, not measured.  On Linux a thread is pinned
 through its native id (``sched_setaffinity`` on a thread id affects that
 thread only); where that is impossible the benchmark is n/a.
 """
-import ctypes
-import ctypes.util
 import os
 import sys
 import threading
 
+from gilbench import lifelines
 from gilbench.registry import Unavailable
 
 _current = [None]
@@ -40,8 +39,7 @@ def native_thread_id():
     if not sys.platform.startswith("linux") or machine not in _GETTID:
         raise Unavailable("cannot find native thread ids on %s/%s"
                           % (sys.platform, machine))
-    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-    return libc.syscall(_GETTID[machine])
+    return lifelines.libc().syscall(_GETTID[machine])
 
 
 def _set_affinity(native_id, cpu):

@@ -34,7 +34,7 @@ def add_run_options(parser, output_help):
     parser.add_argument("--loops-from", metavar="PREVIOUS.json",
                         help="reuse the loop counts pyperf calibrated in an "
                         "earlier result of this interpreter on this machine "
-                        "(skips each benchmark's calibration worker)")
+                        "(skips each benchmark's calibration)")
     parser.add_argument("--memory-limit", type=int, metavar="MB",
                         default=default_memory_limit(),
                         help="address-space limit of each benchmark's "

@@ -1,5 +1,6 @@
-"""run --loops-from: pyperf's calibrated loop counts reused from an
-earlier result of this interpreter on this machine, and refused, in one
+"""Loop calibration: done in a fork of each benchmark's pyperf master and
+kept as pyperf keeps its own; and run --loops-from, reusing the counts of
+an earlier result of this interpreter on this machine, refused, in one
 line, from anywhere else."""
 import json
 
@@ -19,6 +20,26 @@ def runs(path):
          "calibrate_loops" in run.get_metadata())
         for run in bench.get_runs()])
         for bench in pyperf.BenchmarkSuite.load(str(path)).get_benchmarks())
+
+
+def test_the_master_calibrates_by_doubling_as_pyperf_does(tmp_path):
+    output = tmp_path / "out.json"
+    made = run_harness("run", "-o", output, *SMALL)
+    assert made.code == 0, made
+    for bench in pyperf.BenchmarkSuite.load(str(output)).get_benchmarks():
+        calibration, measured = bench.get_runs()
+        loops = measured.get_metadata()["loops"]
+        assert not calibration.values and measured.values
+        assert calibration.get_metadata()["calibrate_loops"] == loops
+        counts = [count for count, _ in calibration.warmups]
+        assert counts == [2 ** i for i in range(len(counts))]
+        assert counts[-1] == loops
+        # Only the last call reached --min-time (1 ms).
+        seconds = [count * value for count, value in calibration.warmups]
+        assert seconds[-1] >= 0.001 and all(s < 0.001 for s in seconds[:-1])
+        # What the case records at set-up reached the calibration run.
+        assert "cpu_utilisation" in calibration.get_metadata()
+        assert bench.get_metadata()["family"] == "gil"
 
 
 def test_loops_are_reused_and_calibration_is_skipped(tmp_path):

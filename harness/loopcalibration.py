@@ -1,0 +1,98 @@
+"""A benchmark's loop count, calibrated in a fork of its pyperf master.
+
+pyperf calibrates in a worker of its own: an interpreter start and
+imports, the doubling loop counts, then a warmup and every value again at
+the final count, all thrown away.  Here the master, which has already
+imported the case, forks; the fork sets the case up, doubles the loop
+count as pyperf does (1, 2, 4, ... until one call lasts ``--min-time``),
+tears down and exits, so whatever the case started dies with it.  The
+workers then get ``--loops``, and the doubling is kept in the result file
+as pyperf keeps its own: a calibration run holding only warmups.
+
+Worker side: Python 2.7 compatible.  POSIX only (os.fork); elsewhere
+pyperf calibrates as before.
+"""
+from __future__ import print_function
+
+import json
+import os
+import sys
+import traceback
+
+import pyperf
+
+from gilbench import record
+from gilbench.casehelpers import perf_counter
+
+MAX_LOOPS = 2 ** 32  # pyperf's own bound
+
+
+def wanted(args):
+    """Whether this benchmark program should calibrate in a fork: it is
+    the master, pyperf would calibrate loops, and only loops."""
+    return (hasattr(os, "fork") and not args.worker and not args.loops
+            and args.warmups is not None and not args.compare_to)
+
+
+def calibrate(time_function, min_time, metadata):
+    """Calibrate in a fork; return its pyperf calibration run, holding
+    ``metadata`` (the benchmark's) and what the fork recorded.  A refusal
+    or crash there ends this program as it would have ended the worker."""
+    readable, writable = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(readable)
+        _child(time_function, min_time, writable)
+    os.close(writable)
+    with os.fdopen(readable) as stream:
+        said = stream.read()
+    status = os.waitpid(pid, 0)[1]
+    if os.WIFSIGNALED(status):
+        # The form pyperf uses for a worker, so run names the signal.
+        print("ERROR: calibration failed with exit code -%d"
+              % os.WTERMSIG(status), file=sys.stderr)
+        sys.exit(1)
+    code = os.WEXITSTATUS(status)
+    if code or not said:
+        sys.exit(code or 1)  # the fork said why on stderr
+    found = json.loads(said)
+    metadata = dict(metadata)
+    metadata.update(found["metadata"])
+    return pyperf.Run((), warmups=[tuple(pair) for pair in found["warmups"]],
+                      metadata=metadata)
+
+
+def _child(time_function, min_time, writable):
+    code = 1
+    try:
+        metadata = {}
+        record.set_sink(metadata)
+        started = perf_counter()
+        loops, warmups = _double(time_function, min_time)
+        time_function.close()
+        metadata.update(calibrate_loops=loops, loops=loops,
+                        duration=perf_counter() - started)
+        with os.fdopen(writable, "w") as stream:
+            json.dump({"warmups": warmups, "metadata": metadata}, stream)
+        code = 0
+    except BaseException:  # said on stderr; the master exits with code 1
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _double(time_function, min_time):
+    """(loops, [(loops, seconds per loop), ...]): pyperf's doubling."""
+    loops, warmups = 1, []
+    while True:
+        raw = time_function(loops)
+        warmups.append((loops, raw / loops))
+        if raw >= min_time:
+            return loops, warmups
+        if loops * 2 > MAX_LOOPS:
+            raise RuntimeError("failed to calibrate the number of loops: "
+                               "%d loops still take under %g s"
+                               % (loops, min_time))
+        loops *= 2
