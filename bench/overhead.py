@@ -1,13 +1,18 @@
 """The harness's own overhead: where a default run's wall time goes, and
 what a change of run options saves, paired.
 
-Usage: python bench/overhead.py [--family gil] [--pairs 2]
+Usage: python bench/overhead.py [--family gil ...] [--pairs 2]
+       [--before-python PY] [--after-python PY]
        [--after-option ...] [--loops-from-before]
 
 Runs ``gilbench run --case 'FAMILY.*'`` (the default selection and
-sizing) on this interpreter, alternating *before* (no extra option) and
-*after* (``--after-option`` values; ``--loops-from-before`` adds
-``--loops-from`` the previous before-run's file), ``--pairs`` times.  For
+sizing; ``--family`` repeatable, ``all`` for every family) alternating
+*before* and *after*, ``--pairs`` times.  The sides differ in their
+interpreter (``--before-python``/``--after-python``: e.g. two virtual
+environments holding two versions of gilbench, for a code change; default
+this one) and in extra options (``--after-option`` values;
+``--loops-from-before`` adds ``--loops-from`` the previous before-run's
+file).  For
 each run it prints the wall time and its shares -- measured values,
 warmups and calibration, everything else (process starts, imports,
 set-up) -- from the result file (gilbench.timing); then the median of
@@ -27,11 +32,14 @@ import time
 from gilbench import timing
 
 
-def run(family, output, extra):
+def run(python, families, output, extra):
+    selection = [] if "all" in families else [
+        option for family in families
+        for option in ("--case", family + ".*")]
     started = time.time()
     subprocess.check_call(
-        [sys.executable, "-m", "gilbench", "run", "--case", family + ".*",
-         "-q", "-o", output] + list(extra), stdout=subprocess.DEVNULL)
+        [python, "-m", "gilbench", "run", "-q", "-o", output] + selection
+        + list(extra), stdout=subprocess.DEVNULL)
     wall = time.time() - started
     values, warmups = timing.measured_seconds(output)
     return {"wall": wall, "values": values, "warmups": warmups,
@@ -56,23 +64,28 @@ def line(side, index, found):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--family", default="gil")
+    parser.add_argument("--family", action="append")
+    parser.add_argument("--before-python", default=sys.executable)
+    parser.add_argument("--after-python", default=sys.executable)
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--after-option", action="append", default=[])
     parser.add_argument("--loops-from-before", action="store_true")
     args = parser.parse_args()
+    families = args.family or ["gil"]
     directory = tempfile.mkdtemp(prefix="gilbench-overhead-")
     found = {"before": [], "after": []}
     same_values = True
     for index in range(args.pairs):
         before = os.path.join(directory, "before-%d.json" % index)
         after = os.path.join(directory, "after-%d.json" % index)
-        found["before"].append(run(args.family, before, []))
+        found["before"].append(run(args.before_python, families, before,
+                                   []))
         print(line("before", index, found["before"][-1]))
         extra = list(args.after_option)
         if args.loops_from_before:
             extra += ["--loops-from", before]
-        found["after"].append(run(args.family, after, extra))
+        found["after"].append(run(args.after_python, families, after,
+                                  extra))
         print(line("after", index, found["after"][-1]))
         same_values &= (values_per_benchmark(before)
                         == values_per_benchmark(after))
