@@ -10,7 +10,7 @@ sizing) on this interpreter, alternating *before* (no extra option) and
 ``--loops-from`` the previous before-run's file), ``--pairs`` times.  For
 each run it prints the wall time and its shares -- measured values,
 warmups and calibration, everything else (process starts, imports,
-set-up) -- from the result file (gilbench.timing); then the median of
+set-up) -- from the result file (gilbench.runner.timing); then the median of
 each side, the after/before ratio of the medians, and whether both sides
 kept the same number of values per benchmark.
 """
@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from gilbench import timing
+from gilbench.runner import timing
 
 
 def run(family, output, extra):

@@ -17,7 +17,7 @@ from gilbench.cases import _service_clients as clients_module
 from gilbench.cases._service_echo import (NATIVE_ECHO, native_server,
                                           serve_natively)
 from gilbench.cases._service_ids import GENERATORS, ID, TAG, record_value
-from gilbench.metrics import process_cpu_seconds
+from gilbench.measure.metrics import process_cpu_seconds
 
 HOST = "127.0.0.1"  # loopback only; tests point it elsewhere to fail a bind
 REQUESTS_PER_LOOP = 1024  # over all clients

@@ -2,9 +2,9 @@
 
 ``gilbench run`` starts this once per benchmark (so a crash or a
 hang costs only that benchmark); it calibrates the loop count in a fork of
-itself (gilbench.loopcalibration), then pyperf re-runs it as its workers
-with ``--worker``, and ``add_cmdline_args`` forwards the harness options to
-them.
+itself (gilbench.measure.loopcalibration), then pyperf re-runs it as its
+workers with ``--worker``, and ``add_cmdline_args`` forwards the harness
+options to them.
 
 Set-up (the case's prepare(), threads, processes, pinning) happens in the
 calibration fork and in each pyperf worker on its first call, before any
@@ -22,9 +22,10 @@ import sys
 
 import pyperf
 
-from gilbench import (drivers, gilguard, lifelines, loopcalibration, metrics,
-                      pinning, record, registry)
 from gilbench.errors import UsageError
+from gilbench.measure import (gilguard, lifelines, loopcalibration, metrics,
+                              pinning, record, timers)
+from gilbench.model import drivers, registry
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
 # these keep the default run of all families to minutes per interpreter
@@ -40,7 +41,7 @@ EXIT_REFUSED = 3
 
 
 class HarnessRunner(pyperf.Runner):
-    """A Runner that points gilbench.record at the run being measured.
+    """A Runner that points gilbench.measure.record at the run being measured.
 
     pyperf offers no public way for a time function to add per-run metadata;
     the task's metadata dict is copied into the Run after the last value, so
@@ -135,7 +136,7 @@ class TimeFunction(object):
                if args.pin_threads else None)
         pinning.set_current(pin)
         prepared = bench.spec.prepare(dict(bench.params))
-        self.timer = drivers.make_timer(
+        self.timer = timers.make_timer(
             bench, prepared, pin, registry.Respawn(
                 args.module, bench.spec.base_name,
                 list(bench.params.items())))

@@ -18,7 +18,8 @@ import subprocess
 import sys
 import time
 
-from gilbench import lifelines, registry
+from gilbench.measure import lifelines
+from gilbench.model import registry
 from gilbench.signals import signal_name
 
 # ``--quick`` sizing, unless pyperf sizing options are given: one process

@@ -25,10 +25,10 @@ import signal
 import time
 import traceback
 
-from gilbench.lifelines import die_with_parent
-from gilbench.metrics import process_cpu_seconds
+from gilbench.measure.lifelines import die_with_parent
+from gilbench.measure.metrics import process_cpu_seconds
+from gilbench.measure.workerindex import set_index
 from gilbench.signals import signal_name
-from gilbench.workerindex import set_index
 
 try:
     from time import perf_counter
@@ -162,7 +162,8 @@ class ProcessTeam(object):
         if kind == "died":
             self.processes[index].join(1.0)
             self._check_alive()
-            raise WorkerProcessError("worker process %d closed its pipe" % index)
+            raise WorkerProcessError("worker process %d closed its pipe"
+                                     % index)
         if kind == "error":
             raise WorkerProcessError("worker process %d of %d raised %s"
                              % (index, self.count, payload))
