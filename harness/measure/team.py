@@ -102,9 +102,9 @@ class Team(object):
     ``context`` (fork by default) that dies with this one.
 
     ``role`` names the children in messages; failures raise ``error``.
-    ``unavailable`` raised by a child's set-up is raised again here
-    (registry.Unavailable, passed in: importing registry here would make
-    an import cycle).  Only a ``gated`` team parks at the gate.  ``watch``:
+    ``unavailable``: an exception class that a child's set-up raises to
+    say "not here"; it is raised again here (the service family passes
+    registry.Unavailable; a processes-driver worker's is a failure).  Only a ``gated`` team parks at the gate.  ``watch``:
     teams this one depends on, checked first, so that a failure names the
     process whose death caused it.
     """
