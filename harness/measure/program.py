@@ -38,6 +38,7 @@ DEFAULT_VALUES = 3
 DEFAULT_MIN_TIME = 0.04
 DEFAULT_WARMUPS = 1
 EXIT_REFUSED = 3
+PROGRAM_ARGS = ["-m", "gilbench", "bench"]  # after the interpreter
 
 
 class HarnessRunner(pyperf.Runner):
@@ -74,13 +75,13 @@ def _forward_harness_options(cmd, args):
         cmd.append("--pin-threads")
 
 
-def make_runner():
-    runner = HarnessRunner(
+def make_runner(runner_class=HarnessRunner):
+    runner = runner_class(
         processes=DEFAULT_PROCESSES,
         values=DEFAULT_VALUES,
         warmups=DEFAULT_WARMUPS,
         min_time=DEFAULT_MIN_TIME,
-        program_args=("-m", "gilbench", "bench"),
+        program_args=tuple(PROGRAM_ARGS),
         add_cmdline_args=_forward_harness_options)
     parser = runner.argparser
     parser.add_argument("--bench-case", required=True,
@@ -200,7 +201,10 @@ _OWN = ("bench_case", "bench_params", "status", "module", "pin_threads")
 def check_pyperf_options(options):
     """Raise UsageError unless pyperf accepts ``options`` and they leave
     the harness's own options alone (abbreviations included)."""
-    runner = make_runner()
+    class OptionsOnly(HarnessRunner):
+        """pyperf allows one Runner of a class per process, and a
+        benchmark program forked from this one makes the real one."""
+    runner = make_runner(OptionsOnly)
 
     def refuse_option(message):
         raise UsageError("bad pyperf option: %s" % message)
