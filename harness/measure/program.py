@@ -1,17 +1,18 @@
 """The pyperf program: registers one benchmark and lets pyperf run it.
 
-``gilbench run`` starts this once per benchmark (so a crash or a
-hang costs only that benchmark); it calibrates the loop count in a fork of
-itself (gilbench.measure.loopcalibration), then pyperf re-runs it as its
-workers with ``--worker``, and ``add_cmdline_args`` forwards the harness
-options to them.
+``gilbench run`` runs this once per benchmark, in a process of its own (a
+fork of the runner where it can be: gilbench.runner.forkstart), so a
+crash or a hang costs only that benchmark.  It calibrates the loop count
+in a fork of itself (gilbench.measure.loopcalibration), then pyperf
+starts it afresh as its workers with ``--worker``, and
+``add_cmdline_args`` forwards the harness options to them.
 
 Set-up (the case's prepare(), threads, processes, pinning) happens in the
 calibration fork and in each pyperf worker on its first call, before any
-value is timed.  A set-up that
-says the benchmark cannot run here (Unavailable, the GIL re-enabled by an
-import) writes the reason to ``--status`` and exits with
-:data:`EXIT_REFUSED`; ``run`` records that reason instead of a failure.
+value is timed.  A set-up that says the benchmark cannot run here
+(Unavailable, the GIL re-enabled by an import) writes the reason to
+``--status`` and exits with :data:`EXIT_REFUSED`; ``run`` records that
+reason instead of a failure.
 """
 from __future__ import print_function
 
