@@ -42,14 +42,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 EXTENSIONS = os.path.join(HERE, "extensions")
 HEADERS = sorted("extensions/" + name for name in os.listdir(EXTENSIONS)
                  if name.endswith(".h"))
-# Installed package -> repository directory.  gilbench.report is
-# harness/report, found under gilbench's own directory.
+# Installed package -> repository directory.  gilbench's layers
+# (SUBPACKAGES) are directories of harness/, found under its own.
 PACKAGE_DIRS = {
     "gilbench": "harness",
     "gilbench.cases": "cases",
     "gilbench.extensions": "extensions",
     "gilbench.templates": "templates",
 }
+SUBPACKAGES = ["gilbench.measure", "gilbench.model", "gilbench.report",
+               "gilbench.runner"]
 CYTHON_EXTENSIONS = [
     Extension(
         "gilbench.extensions._%s_cy" % family,
@@ -125,12 +127,12 @@ setup(
     # ``report`` extra, gilbench.report) needs 3.9+.
     python_requires=">=2.7, !=3.0.*, !=3.1.*, !=3.2.*, !=3.3.*, !=3.4.*, "
                     "!=3.5.*, !=3.6.*, !=3.7.*",
-    packages=sorted(PACKAGE_DIRS) + ["gilbench.report"],
+    packages=sorted(PACKAGE_DIRS) + SUBPACKAGES,
     package_dir=PACKAGE_DIRS,
     package_data={"gilbench.templates": ["*.j2"]},
     install_requires=runtime_requirements(),
     extras_require={"report": requirements("requirements-report.txt")},
-    entry_points={"console_scripts": ["gilbench = gilbench.cli:main"]},
+    entry_points={"console_scripts": ["gilbench = gilbench.runner.cli:main"]},
     ext_modules=cythonize(
         CYTHON_EXTENSIONS,
         build_dir=CYTHON_BUILD_DIR,

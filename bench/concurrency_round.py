@@ -24,7 +24,7 @@ import time
 
 from fault_campaign import (benchmark_names, options, reference_run,
                             runner)
-from gilbench import journal as journal_module
+from gilbench.runner import journal as journal_module
 
 LIVE = "in use by a live run (pid %d,"
 

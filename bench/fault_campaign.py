@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from gilbench import journal as journal_module
+from gilbench.runner import journal as journal_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

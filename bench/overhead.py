@@ -15,7 +15,7 @@ this one) and in extra options (``--after-option`` values;
 file).  For
 each run it prints the wall time and its shares -- measured values,
 warmups and calibration, everything else (process starts, imports,
-set-up) -- from the result file (gilbench.timing); then the median of
+set-up) -- from the result file (gilbench.runner.timing); then the median of
 each side, the after/before ratio of the medians, and whether both sides
 kept the same number of values per benchmark.
 """
@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 
-from gilbench import timing
+from gilbench.runner import timing
 
 
 def run(python, families, output, extra):

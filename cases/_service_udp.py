@@ -9,21 +9,19 @@ import socket
 import sys
 import threading
 import time
-import traceback
 
-from gilbench.api import (Unavailable, die_with_parent, perf_counter,
-                          pinning, record)
+from gilbench.api import Unavailable, perf_counter, pinning, record
 from gilbench.cases import _service_clients as clients_module
 from gilbench.cases._service_echo import (NATIVE_ECHO, native_server,
                                           serve_natively)
 from gilbench.cases._service_ids import GENERATORS, ID, TAG, record_value
-from gilbench.metrics import process_cpu_seconds
+from gilbench.measure import team as team_module
+from gilbench.measure.metrics import process_cpu_seconds
 
 HOST = "127.0.0.1"  # loopback only; tests point it elsewhere to fail a bind
 REQUESTS_PER_LOOP = 1024  # over all clients
 START_TIMEOUT = 20.0  # for a server or client to be ready
 VALUE_TIMEOUT = 120.0  # for all clients to be done with one value
-POLL_SECONDS = 0.05
 SERVER_IDLE_POLL = 1.0
 SERVER_IDLE_LIMIT = 300.0  # a server with no request for this long exits
 SERVER_LIFETIME = 3600.0
@@ -34,18 +32,11 @@ class ChildError(RuntimeError):
     """A server or client process died, raised, or never answered."""
 
 
-def last_line():
-    lines = traceback.format_exc().strip().splitlines()
-    return lines[-1] if lines else "unknown error"
-
-
 def fork_context():
     if not sys.platform.startswith("linux"):
         raise Unavailable("SO_REUSEPORT load balancing needs Linux, not %s"
                           % sys.platform)
-    if hasattr(multiprocessing, "get_context"):
-        return multiprocessing.get_context("fork")
-    return multiprocessing  # Python 2.7: fork
+    return team_module.fork_context()
 
 
 def bind_sockets(count):
@@ -150,22 +141,6 @@ def serve(sock, next_id, parent):
             return
 
 
-def _child(main):
-    """A forked child's body: dies with its parent, never returns into the
-    parent's code (os._exit), no traceback on Ctrl-C."""
-    def run(*args):
-        code = 1
-        try:
-            die_with_parent()
-            main(*args)
-            code = 0
-        except KeyboardInterrupt:
-            pass
-        finally:
-            os._exit(code)
-    return run
-
-
 def _server_loop(backend, node):
     """``loop(sock, parent)``: the Python loop over node's generator, or
     the native echo server's loop in C (its own counter)."""
@@ -181,12 +156,11 @@ def _server_loop(backend, node):
     return lambda sock, parent: serve(sock, next_id, parent)
 
 
-def _server_process(conn, sock, nodes, cpus, backend, pin, parent):
+def _server_process(member, sock, nodes, cpus, backend, pin, parent):
     """A thread per node (one: this process's own) serving on ``sock``;
     node i's thread, pinned, runs on CPU index cpus[i]."""
-    lock = threading.Lock()  # one pipe, several threads
     if len(nodes) == 1:
-        loop = _server_set_up(conn, lock, nodes[0], cpus[0], backend, pin)
+        loop = _server_set_up(member, nodes[0], cpus[0], backend, pin)
         if loop is not None:
             loop(sock, parent)
         return
@@ -194,7 +168,7 @@ def _server_process(conn, sock, nodes, cpus, backend, pin, parent):
 
     def body(node, cpu):
         try:
-            loop = _server_set_up(conn, lock, node, cpu, backend, pin)
+            loop = _server_set_up(member, node, cpu, backend, pin)
             if loop is not None:
                 loop(sock, parent)
         finally:
@@ -206,58 +180,41 @@ def _server_process(conn, sock, nodes, cpus, backend, pin, parent):
     done.wait(SERVER_LIFETIME)  # one thread ended: so does the server
 
 
-def _server_set_up(conn, lock, node, cpu, backend, pin):
+def _server_set_up(member, node, cpu, backend, pin):
     """Pin the calling thread, make its server loop, say so (with the
     native server's wrapper): the loop, or None when that failed."""
-    loop = None
-    try:
+    def make():
         if pin is not None:
             pin.pin_current(cpu)
         loop = _server_loop(backend, node)
-        message = ("ready", getattr(loop, "wrapper", None))
-    except Unavailable as exc:
-        message = ("unavailable", str(exc))
-    except BaseException:
-        message = ("error", last_line())
-    with lock:
-        conn.send(message)
-    return loop
+        return loop, getattr(loop, "wrapper", None)
+    return member.set_up(make)
 
 
 # --- clients ---------------------------------------------------------------
 
-def _client_process(conn, port, arrived, go, per_client, kind, nclients,
-                    cpu, pin):
-    try:
+def _client_process(member, port, per_client, kind, nclients, cpu, pin):
+    def make():
         if pin is not None:
             pin.pin_current(cpu)
         rounds = clients_module.make_client(
             kind, clients_module.open_flows(HOST, port), nclients)
-    except Unavailable as exc:
-        conn.send(("unavailable", str(exc)))
+        return rounds, rounds.wrapper
+    rounds = member.set_up(make)
+    if rounds is None:
         return
-    conn.send(("ready", rounds.wrapper))
     tag = 0
-    while True:
+    for loops in member.orders():
         try:
-            loops = conn.recv()
-        except EOFError:  # the controller is gone
-            return
-        if loops is None:
-            return
-        arrived.release()
-        if not go.wait(VALUE_TIMEOUT):
-            conn.send(("error", "never released"))
-            return
-        start, cpu = perf_counter(), process_cpu_seconds()
-        try:
+            member.park(VALUE_TIMEOUT)
+            start, cpu_before = perf_counter(), process_cpu_seconds()
             ids, errors = rounds(loops * per_client, tag)
         except BaseException:
-            conn.send(("error", last_line()))
+            member.fail()
             return
-        end, cpu = perf_counter(), process_cpu_seconds() - cpu
+        end, used = perf_counter(), process_cpu_seconds() - cpu_before
         tag += loops * per_client
-        conn.send(("value", (start, end, ids, errors, cpu)))
+        member.reply((start, end, ids, errors, used))
 
 
 class Service(object):
@@ -266,13 +223,11 @@ class Service(object):
 
     def __init__(self, params, backend, threaded):
         self.context = fork_context()
-        self.servers, self.clients, self.conns = [], [], []
+        self.server_team = self.client_team = None
         self.nservers, self.nclients = params["servers"], params["clients"]
         self.kind = params.get("client", clients_module.PYTHON)
         self.per_client = REQUESTS_PER_LOOP // self.nclients
         self.nodes = list(range(1, self.nservers + 1))
-        self.arrived = self.context.Semaphore(0)
-        self.go = self.context.Event()
         pin = pinning()
         server_cpus, client_cpus = placement(
             len(pin.cpus) if pin is not None else 1, self.nservers,
@@ -289,15 +244,13 @@ class Service(object):
         if servers[0] is not None:
             self.facts["server_wrapper"] = servers[0]
 
-    def _start(self, target, args, processes):
-        parent_end, child_end = self.context.Pipe()
-        process = self.context.Process(target=_child(target),
-                                       args=(child_end,) + args)
-        process.daemon = True
-        process.start()
-        child_end.close()
-        processes.append(process)
-        return parent_end
+    @property
+    def servers(self):
+        return self.server_team.processes if self.server_team else []
+
+    @property
+    def clients(self):
+        return self.client_team.processes if self.client_team else []
 
     def _start_servers(self, backend, threaded, pin, cpus):
         socks = bind_sockets(1 if threaded else self.nservers)
@@ -306,47 +259,35 @@ class Service(object):
                   [(sock, [node], [cpu]) for sock, node, cpu
                    in zip(socks, self.nodes, cpus)])
         try:
-            conns = [self._start(_server_process,
-                                 (sock, nodes, group_cpus, backend, pin,
-                                  os.getpid()), self.servers)
-                     for sock, nodes, group_cpus in groups]
+            # Servers never park: they serve until killed.
+            self.server_team = team_module.Team(
+                _server_process,
+                [(sock, nodes, group_cpus, backend, pin, os.getpid())
+                 for sock, nodes, group_cpus in groups],
+                role="server", error=ChildError, unavailable=Unavailable,
+                context=self.context, gated=False)
         finally:
             for sock in socks:
                 sock.close()
-        return [self._receive(conn, "ready", "server %d" % index,
-                              START_TIMEOUT)
-                for index, (conn, group) in enumerate(zip(conns, groups))
-                for _ in group[1]]
+        # A threaded server says ready once a node.
+        return self.server_team.ready(START_TIMEOUT, each=len(groups[0][1]))
 
     def _start_clients(self, pin, cpus):
-        for cpu in cpus:
-            self.conns.append(self._start(
-                _client_process, (self.port, self.arrived, self.go,
-                                  self.per_client, self.kind, self.nclients,
-                                  cpu, pin), self.clients))
-        return [self._receive(conn, "ready", "client %d" % index,
-                              START_TIMEOUT)
-                for index, conn in enumerate(self.conns)]
+        self.client_team = team_module.Team(
+            _client_process,
+            [(self.port, self.per_client, self.kind, self.nclients, cpu, pin)
+             for cpu in cpus],
+            role="client", error=ChildError, unavailable=Unavailable,
+            context=self.context, watch=[self.server_team])
+        return self.client_team.ready(START_TIMEOUT)
 
     def __call__(self, loops):
-        for conn in self.conns:
-            conn.send(loops)
-        deadline = time.time() + START_TIMEOUT
-        for _ in range(self.nclients):
-            while not self.arrived.acquire(True, POLL_SECONDS):
-                self._check_alive()
-                if time.time() > deadline:
-                    raise ChildError("clients did not park within %d s"
-                                     % START_TIMEOUT)
-        server_pids = [p.pid for p in self.servers]
+        self.client_team.park(loops, START_TIMEOUT)
+        server_pids = self.server_team.pids()
         server_cpu = cpu_ns(server_pids)  # idle until the gate opens
-        self.go.set()
-        results = [self._receive(conn, "value", "client %d" % i,
-                                 VALUE_TIMEOUT)
-                   for i, conn in enumerate(self.conns)]
-        self.go.clear()  # every client is past the gate: it has answered
+        results = self.client_team.release(VALUE_TIMEOUT)
         after = cpu_ns(server_pids)
-        self._check_alive()
+        self.client_team.check_alive()  # the servers too
         starts, ends, per_flow, errors, cpus = zip(*results)
         wall = max(ends) - min(starts)
         record(**self.facts)
@@ -359,52 +300,13 @@ class Service(object):
                      loops * self.per_client * self.nclients)
         return wall
 
-    def _receive(self, conn, expected, who, timeout):
-        deadline = time.time() + timeout
-        while not conn.poll(POLL_SECONDS):
-            self._check_alive()
-            if time.time() > deadline:
-                raise ChildError("%s did not answer within %d s"
-                                 % (who, timeout))
-        try:
-            kind, payload = conn.recv()
-        except EOFError:
-            kind, payload = "error", "closed its pipe"
-        if kind == "unavailable":
-            raise Unavailable("%s: %s" % (who, payload))
-        if kind == "error":
-            self._check_alive(("server",))  # the cause, when one died
-            raise ChildError("%s: %s" % (who, payload))
-        assert kind == expected, (kind, expected)
-        return payload
-
-    def _check_alive(self, roles=("server", "client")):
-        for role, processes in (("server", self.servers),
-                                ("client", self.clients)):
-            if role not in roles:
-                continue
-            for index, process in enumerate(processes):
-                if process.exitcode is not None:
-                    raise ChildError("%s process %d exited (code %s)"
-                                     % (role, index, process.exitcode))
-
     def pids(self):
         return [p.pid for p in self.servers + self.clients]
 
     def close(self):
-        for conn in self.conns:
-            try:
-                conn.send(None)
-            except (IOError, OSError, ValueError):
-                pass
-        processes = self.clients + self.servers
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
-        deadline = time.time() + 2.0
-        for process in processes:
-            process.join(max(0.0, deadline - time.time()))
-            if process.is_alive():
-                os.kill(process.pid, 9)
-                process.join(2.0)
-        self.servers, self.clients, self.conns = [], [], []
+        # No grace: servers never read their pipe, and a client told to
+        # stop has nothing left to finish.
+        for team in (self.client_team, self.server_team):
+            if team is not None:
+                team.close(grace=0.0)
+        self.server_team = self.client_team = None

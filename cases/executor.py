@@ -12,8 +12,9 @@ state, echoed payload) and a wrong one fails the benchmark.  Methods:
 * ``process-fork``, ``process-forkserver``, ``process-spawn``:
   ``ProcessPoolExecutor`` with that start method (2.7: fork only);
 * ``interp``: a pool of subinterpreters, each with its own GIL: the stdlib
-  ``InterpreterPoolExecutor`` (3.14+), else ``gilbench.interpreterpool``'s
-  (3.13 ``_interpreters``, 3.12 ``_xxsubinterpreters``, with channels).
+  ``InterpreterPoolExecutor`` (3.14+), else
+  ``gilbench.measure.interpreterpool``'s (3.13 ``_interpreters``, 3.12
+  ``_xxsubinterpreters``, with channels).
 
 Workloads (extensions/executor.py): ``trivial`` (``abs(-1)``), ``sleep``
 (releases the GIL), ``nbody`` (pure Python, holds it) and ``native`` (a C
@@ -46,8 +47,8 @@ from gilbench.api import (CUSTOM, HIGHEST, Axis, CaseSpec, TreeCpuClock,
                           Unavailable, best, counts, efficiency, finding,
                           import_extension, perf_counter, record, recorded,
                           speedup, table, value)
-from gilbench.interpreterpool import (interpreters_unavailable,
-                                      make_interpreter_pool)
+from gilbench.measure.interpreterpool import (interpreters_unavailable,
+                                              make_interpreter_pool)
 
 FAMILY = "executor"
 ORDER = 40

@@ -61,8 +61,8 @@ processes against 1, for the id server and the echo server; the id
 server's ids/s as a share of the echo ceiling at 1 and 2 processes; what
 one native client drives against one echo server, and against one native
 echo server, the Python echo server as a share of the native one, and how
-much more the native client drives than the Python client; in-process ids/s of each backend at 1 thread;
-duplicate ids (must be 0).
+much more the native client drives than the Python client; in-process
+ids/s of each backend at 1 thread; duplicate ids (must be 0).
 """
 import platform
 import time

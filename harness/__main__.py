@@ -1,6 +1,6 @@
 """Entry point: ``python -m gilbench``."""
 import sys
 
-from gilbench.cli import main
+from gilbench.runner.cli import main
 
 sys.exit(main())

@@ -8,19 +8,19 @@
 
 See docs/writing-cases.rst for a tutorial with one case per driver.
 """
-from gilbench.axes import Axis, counts, processes, threads
-from gilbench.casehelpers import import_extension, needs, perf_counter
-from gilbench.drivers import CUSTOM, PROCESSES, THREADS
-from gilbench.lifelines import die_with_parent
-from gilbench.metrics import TreeCpuClock
-from gilbench.pinning import current as pinning
-from gilbench.record import record
-from gilbench.registry import CaseSpec, Unavailable
-from gilbench.workerindex import worker_index
-from gilbench.findings import finding
-from gilbench.tables import (CEILING, HIGHEST, IDEAL, LOWEST, best,
-                             crossover, efficiency, ratio, recorded, scaling,
-                             speedup, table, throughput, value)
+from gilbench.measure.lifelines import die_with_parent
+from gilbench.measure.metrics import TreeCpuClock
+from gilbench.measure.pinning import current as pinning
+from gilbench.measure.record import record
+from gilbench.measure.workerindex import worker_index
+from gilbench.model.axes import Axis, counts, processes, threads
+from gilbench.model.casehelpers import import_extension, needs, perf_counter
+from gilbench.model.drivers import CUSTOM, PROCESSES, THREADS
+from gilbench.model.findings import finding
+from gilbench.model.registry import CaseSpec, Unavailable
+from gilbench.model.tables import (CEILING, HIGHEST, IDEAL, LOWEST, best,
+                                   crossover, efficiency, ratio, recorded,
+                                   scaling, speedup, table, throughput, value)
 
 __all__ = [
     "Axis", "CaseSpec", "Unavailable", "record", "pinning", "TreeCpuClock",

@@ -3,7 +3,7 @@ way a case can go wrong (raise, crash, hang, be unavailable).
 
 Loaded by path (``--module tests/crashing_cases.py``) in the harness parent,
 in every ``python -m gilbench bench`` child and in their pyperf workers, so it
-imports only the standard library and gilbench.registry.
+imports only the standard library and gilbench.model.registry.
 """
 import os
 import signal

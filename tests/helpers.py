@@ -40,8 +40,7 @@ def drive(spec, params, loops):
     included); return what the case record()ed."""
     from types import SimpleNamespace
 
-    from gilbench import drivers
-    from gilbench import record as record_module
+    from gilbench.measure import record as record_module, timers
 
     # What make_timer reads of a registry.Benchmark (whose name would need
     # every axis in params).
@@ -49,7 +48,7 @@ def drive(spec, params, loops):
     recorded = {}
     record_module.set_sink(recorded)
     try:
-        timer = drivers.make_timer(bench, spec.prepare(dict(params)), None,
+        timer = timers.make_timer(bench, spec.prepare(dict(params)), None,
                                    None)
         try:
             timer(loops)
@@ -126,7 +125,7 @@ THREADS_AXIS = {"name": "threads", "unit": "threads", "log": False}
 
 def gil_tables():
     """The GIL family's declarations, as cases/gil.py declares them."""
-    from gilbench.tables import ratio, table
+    from gilbench.model.tables import ratio, table
     return [
         table("nogil/gil slowdown", rows="threads", per=["case", "backend"],
               cell=ratio(over="variant", numerator="nogil",
@@ -179,8 +178,8 @@ def benchmark_metadata(dimensions, axes=None, tables=None, name=None,
     """
     import json
 
-    from gilbench.resultformat import (AXES_KEY, FORMAT_KEY, FORMAT_VERSION,
-                                      TABLES_KEY)
+    from gilbench.model.resultformat import (AXES_KEY, FORMAT_KEY,
+                                             FORMAT_VERSION, TABLES_KEY)
     if axes is None:
         axes = [THREADS_AXIS if k == "threads"
                 else {"name": k, "unit": "", "log": False}
@@ -227,7 +226,7 @@ def run_metadata(python_version, implementation="cpython", cpus_usable=2,
     """Per-run metadata: interpreter, CPUs, and the file's missing list."""
     import json
 
-    from gilbench.resultformat import MISSING_KEY
+    from gilbench.model.resultformat import MISSING_KEY
     metadata = {"cpus_usable": cpus_usable,
                 "python_implementation": implementation,
                 "python_version": python_version + " (64-bit)"}
@@ -314,7 +313,7 @@ def matrix_tables():
     """Declarations beyond the GIL family's: a log axis (work_ns), a
     speedup over threads (the ideal line), a throughput, and categorical
     rows (grouped bars)."""
-    from gilbench.tables import ratio, speedup, table, throughput
+    from gilbench.model.tables import ratio, speedup, table, throughput
     return {
         "work": [
             table("nogil/gil vs work", rows="work_ns", per=["threads"],

@@ -1,7 +1,7 @@
 import pytest
 
-from gilbench import axes
 from gilbench.errors import UsageError
+from gilbench.model import axes
 
 
 def test_threads_axis_parses_lists_and_ranges_in_a_fixed_order():

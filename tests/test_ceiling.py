@@ -11,7 +11,8 @@ import timeit
 import pyperf
 import pytest
 
-from gilbench import fanout, registry
+from gilbench.measure import fanout
+from gilbench.model import registry
 from helpers import MINIMAL_PYPERF, drive, run_harness
 from test_free_threading import (  # noqa: F401  (fixtures)
     cc, cython_tree, ft_python, guarded)

@@ -11,9 +11,8 @@ import uuid
 import psutil
 import pytest
 
-from gilbench import interpreterpool
-from gilbench import record as record_module
-from gilbench.registry import Unavailable
+from gilbench.measure import interpreterpool, record as record_module
+from gilbench.model.registry import Unavailable
 from helpers import MINIMAL_PYPERF, ROOT
 
 executor = pytest.importorskip("gilbench.cases.executor")

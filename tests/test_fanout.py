@@ -1,11 +1,11 @@
-"""gilbench.fanout.run_threads: N real threads, started together, timed from
-the first start to the last end."""
+"""gilbench.measure.fanout.run_threads: N real threads, started together,
+timed from the first start to the last end."""
 import threading
 import time
 
 import pytest
 
-from gilbench import fanout
+from gilbench.measure import fanout
 
 
 @pytest.mark.parametrize("nthreads", [1, 2, 4, 8])
@@ -138,7 +138,7 @@ def test_cpu_utilisation_resolves_short_timed_regions():
 
 
 def test_each_thread_knows_its_worker_index():
-    from gilbench.workerindex import worker_index
+    from gilbench.measure.workerindex import worker_index
     seen, lock = [], threading.Lock()
 
     def work(loops):

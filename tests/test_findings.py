@@ -1,4 +1,4 @@
-"""Findings (gilbench.findings, gilbench.report.findings): declared
+"""Findings (gilbench.model.findings, gilbench.report.findings): declared
 questions answered per interpreter with intervals, first on every page;
 the best-of cell; twins across drivers; significance from the values."""
 import json
@@ -14,12 +14,12 @@ if sys.version_info < (3, 9):
     pytest.skip("the report side needs Python >= 3.9",
                 allow_module_level=True)
 
-from gilbench import registry  # noqa: E402
+from gilbench.model import registry
 from gilbench.errors import UsageError  # noqa: E402
-from gilbench.findings import finding  # noqa: E402
+from gilbench.model.findings import finding  # noqa: E402
 from gilbench.report import findings, loader, pivot, render  # noqa: E402
-from gilbench.resultformat import FINDINGS_KEY, ORDER_KEY  # noqa: E402
-from gilbench.tables import (  # noqa: E402
+from gilbench.model.resultformat import FINDINGS_KEY, ORDER_KEY  # noqa: E402
+from gilbench.model.tables import (  # noqa: E402
     best, crossover, ratio, speedup, table, throughput)
 
 USER_MODULE = os.path.join(ROOT, "tests", "finding_cases.py")

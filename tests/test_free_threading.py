@@ -1,6 +1,6 @@
-"""Free-threaded CPython: gilbench.gilguard catches an import that enables
-the GIL, the project's Cython module keeps it off, and cffi's absence on
-3.13t is explained.
+"""Free-threaded CPython: gilbench.measure.gilguard catches an import that
+enables the GIL, the project's Cython module keeps it off, and cffi's absence
+on 3.13t is explained.
 
 Each check runs a subprocess of the free-threaded interpreter, found as
 tools/bootstrap.sh finds it (which also builds one when it can).  Test
@@ -20,7 +20,7 @@ import textwrap
 
 import pytest
 
-from gilbench import gilguard
+from gilbench.measure import gilguard
 from helpers import ROOT, unbuilt_package
 
 FREE_THREADED_NAMES = ("python3.13t", "python3.14t")
@@ -97,7 +97,7 @@ def probes(ft_python, cc, tmp_path_factory):
 # Run in the free-threaded interpreter: install the guard, import, report.
 REPORT = """
 import json, sys
-from gilbench import gilguard
+from gilbench.measure import gilguard
 %(install)s
 %(imports)s
 print(json.dumps({"state": gilguard.state(),

@@ -9,7 +9,7 @@ import json
 import pyperf
 import pytest
 
-from gilbench import drivers, registry
+from gilbench.model import drivers, registry
 from helpers import run_harness, run_module
 
 THREADS = (1, 2)

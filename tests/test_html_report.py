@@ -20,7 +20,7 @@ pytest.importorskip("jinja2")
 pytest.importorskip("matplotlib")
 
 from gilbench.report import loader, pivot, plots, render  # noqa: E402
-from gilbench.tables import ratio, table  # noqa: E402
+from gilbench.model.tables import ratio, table  # noqa: E402
 
 NETWORK = re.compile(r"(?i)\b(?:https?|wss?|ftp):|(?<![\w/])//[\w.-]")
 ALLOWED_TAGS = {

@@ -89,8 +89,34 @@ def test_gilbench_has_no_import_cycle():
 
 def test_a_planted_cycle_is_found():
     graph = import_graph()
-    graph["gilbench.tables"] = graph["gilbench.tables"] | {"gilbench.cli"}
+    graph["gilbench.model.tables"] = (graph["gilbench.model.tables"]
+                                      | {"gilbench.runner.cli"})
     found = cycles(graph)
-    assert found and all("gilbench.tables" in loop for loop in found)
+    assert found and all("gilbench.model.tables" in loop for loop in found)
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [
         ("a", "b", "c")]
+
+
+# A layer may import those after it, never one before it.
+LAYERS = ["gilbench.runner", "gilbench.measure", "gilbench.model"]
+
+
+def layer_breaches(graph):
+    """(importer, imported) pairs where a layer imports one above it."""
+    def rank(name):
+        for index, layer in enumerate(LAYERS):
+            if name.startswith(layer + "."):
+                return index
+        return None
+    return sorted((a, b) for a, imported in graph.items() for b in imported
+                  if rank(a) is not None and rank(b) is not None
+                  and rank(b) < rank(a))
+
+
+def test_imports_go_one_way_through_the_layers():
+    graph = import_graph()
+    assert any(name.startswith("gilbench.measure.") for name in graph)
+    assert layer_breaches(graph) == []
+    graph["gilbench.model.registry"] = {"gilbench.measure.procs"}
+    assert layer_breaches(graph) == [("gilbench.model.registry",
+                                      "gilbench.measure.procs")]

@@ -12,9 +12,8 @@ import threading
 
 import pytest
 
-from gilbench import procs
-from gilbench import workerindex
 from gilbench.api import Unavailable
+from gilbench.measure import procs, workerindex
 from helpers import ROOT, drive
 
 lock_case = pytest.importorskip("gilbench.cases.lock")
@@ -288,7 +287,7 @@ def test_shared_case_keeps_its_lock_until_closed():
 
 
 def test_every_table_names_declared_dimensions():
-    from gilbench import registry
+    from gilbench.model import registry
     declared = registry._declared("gilbench.cases.lock", lock_case,
                                   lock_case.CASES)
     assert declared.tables == lock_case.TABLES

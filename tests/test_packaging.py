@@ -224,7 +224,7 @@ def test_report_side_without_the_extra_names_it(command, tmp_path):
     """An install without ``[report]``: jinja2 missing (None in
     sys.modules makes its import fail) is one line naming the extra."""
     code = ("import sys; sys.modules['jinja2'] = None\n"
-            "from gilbench.cli import main\n"
+            "from gilbench.runner.cli import main\n"
             "sys.exit(main(sys.argv[1:]))")
     process = subprocess.run(
         [sys.executable, "-c", code, command, "a.json", "b.json"],

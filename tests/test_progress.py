@@ -1,6 +1,6 @@
 import io
 
-from gilbench.progress import Progress
+from gilbench.runner.progress import Progress
 from helpers import MINIMAL_PYPERF, run_harness
 
 

@@ -8,9 +8,9 @@ import pytest
 import fake_cases
 import model_cases
 from helpers import TESTS
-from gilbench import modules, registry
 from gilbench.errors import UsageError
-from gilbench.run import availability
+from gilbench.model import modules, registry
+from gilbench.runner.run import availability
 
 FAKE_PATH = os.path.join(TESTS, "fake_cases.py")
 MODEL_PATH = os.path.join(TESTS, "model_cases.py")

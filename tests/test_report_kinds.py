@@ -1,4 +1,4 @@
-"""Report side (Python >= 3.9): each cell kind of gilbench.tables against
+"""Report side (Python >= 3.9): each cell kind of gilbench.model.tables against
 hand-computed values, on small synthetic families."""
 import math
 import sys
@@ -12,7 +12,7 @@ if sys.version_info < (3, 9):
                 allow_module_level=True)
 
 from gilbench.report import cells, kinds, loader, pivot  # noqa: E402
-from gilbench.tables import (  # noqa: E402
+from gilbench.model.tables import (  # noqa: E402
     crossover, ratio, recorded, speedup, table, throughput, value)
 
 THREADS = {"name": "threads", "unit": "threads", "log": False}
@@ -317,11 +317,10 @@ def test_format_quantity(number, unit, text):
 
 
 def test_constructors_build_what_the_schema_names():
-    """gilbench.tables and gilbench.findings build declarations with
-    exactly the keys resultformat's schema gives, which the report
-    checks: one schema for both sides."""
-    from gilbench import findings as finding_module
-    from gilbench import resultformat, tables
+    """gilbench.model.tables and gilbench.model.findings build
+    declarations with exactly the keys resultformat's schema gives, which the
+    report checks: one schema for both sides."""
+    from gilbench.model import findings as finding_module, resultformat, tables
     built = {
         "value": tables.value(),
         "ratio": tables.ratio("variant", "nogil", "gil"),

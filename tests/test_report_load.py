@@ -18,7 +18,7 @@ import pyperf  # noqa: E402
 
 from gilbench.errors import UsageError  # noqa: E402
 from gilbench.report import loader  # noqa: E402
-from gilbench.tables import table, value  # noqa: E402
+from gilbench.model.tables import table, value  # noqa: E402
 
 
 def load(path):
@@ -220,9 +220,9 @@ def test_declarations_are_kept_once_per_file(tmp_path):
     missing entries alike, end up once in the file's common metadata;
     neither benchmarks nor entries repeat them, and every table still
     renders from the merged file."""
-    from gilbench import results
-    from gilbench.resultformat import (DECLARATIONS_KEY, FINDINGS_KEY,
-                                       MISSING_KEY, TABLES_KEY)
+    from gilbench.model.resultformat import (DECLARATIONS_KEY, FINDINGS_KEY,
+                                             MISSING_KEY, TABLES_KEY)
+    from gilbench.runner import results
     extra = {FINDINGS_KEY: json.dumps([{"question": "q?", "at": {},
                                         "cell": {"kind": "value",
                                                  "per_op": False}}])}

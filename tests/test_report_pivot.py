@@ -12,7 +12,7 @@ if sys.version_info < (3, 9):
 
 from gilbench.errors import UsageError  # noqa: E402
 from gilbench.report import cells, loader, pivot  # noqa: E402
-from gilbench.tables import ratio, table, value  # noqa: E402
+from gilbench.model.tables import ratio, table, value  # noqa: E402
 
 THREADS = {"name": "threads", "unit": "threads", "log": False}
 KIND = {"name": "kind", "unit": "", "log": False}
@@ -215,7 +215,7 @@ def test_cli_renders_the_rest_of_a_partial_family(harness, tmp_path):
 @pytest.mark.parametrize("declaration", TYPOS)
 def test_a_typo_in_a_declared_table_is_refused(tmp_path, declaration,
                                                restore_sys_path):
-    from gilbench import registry
+    from gilbench.model import registry
     module = tmp_path / "typo_cases_for_report.py"
     module.write_text(
         "from gilbench.api import Axis, CaseSpec\n"

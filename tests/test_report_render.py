@@ -12,7 +12,7 @@ if sys.version_info < (3, 9):
                 allow_module_level=True)
 
 from gilbench.report import cells, loader, render  # noqa: E402
-from gilbench.tables import crossover, ratio, table, value  # noqa: E402
+from gilbench.model.tables import crossover, ratio, table, value  # noqa: E402
 
 pytest.importorskip("docutils")
 pytest.importorskip("jinja2")

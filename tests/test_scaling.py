@@ -13,10 +13,10 @@ if sys.version_info < (3, 9):
 
 import json  # noqa: E402
 
-from gilbench.findings import finding  # noqa: E402
+from gilbench.model.findings import finding  # noqa: E402
 from gilbench.report import findings, loader, pivot, scalability  # noqa: E402
-from gilbench.resultformat import FINDINGS_KEY  # noqa: E402
-from gilbench.tables import efficiency, scaling, table  # noqa: E402
+from gilbench.model.resultformat import FINDINGS_KEY  # noqa: E402
+from gilbench.model.tables import efficiency, scaling, table  # noqa: E402
 
 
 def usl_times(s, k, counts, one=1e-6, noise=0.0):
@@ -181,8 +181,8 @@ def test_the_gate_needs_a_drop_the_processes_agree_on(tmp_path):
 
 
 def test_the_html_page_draws_efficiency_and_the_ceiling(tmp_path):
+    from gilbench.model.tables import speedup
     from gilbench.report import render
-    from gilbench.tables import speedup
     times = usl_times(0.2, 0.0, [1, 2, 3], noise=0.01)
     ceiling = usl_times(0.02, 0.0, [1, 2, 3], noise=0.01)
     scaled = speedup(over="threads", baseline=1, scaled=True)

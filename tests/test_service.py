@@ -18,8 +18,8 @@ import psutil
 import pyperf
 import pytest
 
-from gilbench import record as record_module
-from gilbench.registry import Unavailable
+from gilbench.measure import record as record_module
+from gilbench.model.registry import Unavailable
 from helpers import MINIMAL_PYPERF, drive, run_harness
 
 service = pytest.importorskip("gilbench.cases.service")

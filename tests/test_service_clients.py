@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from gilbench.registry import Unavailable
+from gilbench.model.registry import Unavailable
 
 service = pytest.importorskip("gilbench.cases.service")
 ids_module = pytest.importorskip("gilbench.cases._service_ids")

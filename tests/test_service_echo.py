@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from gilbench import record as record_module
-from gilbench.registry import Unavailable
+from gilbench.measure import record as record_module
+from gilbench.model.registry import Unavailable
 
 ids_module = pytest.importorskip("gilbench.cases._service_ids")
 clients = pytest.importorskip("gilbench.cases._service_clients")

@@ -199,15 +199,16 @@ def test_a_hang_at_two_threads_costs_only_its_own_result(tmp_path):
 
 
 def test_the_generated_family_passes_the_registrys_checks():
-    from gilbench import registry, timeitspec
-    sys.modules.pop("gilbench.timeitcase", None)  # it reads the spec once
+    from gilbench.model import registry, timeitspec
+    # It reads the spec once.
+    sys.modules.pop("gilbench.measure.timeitcase", None)
     timeitspec.hand_over({"name": "mine", "stmt": "pass", "setup": "",
                           "threads": [1, 2, 3], "processes": [1, 2]})
     try:
-        found = registry.load_specs(["gilbench.timeitcase"])
+        found = registry.load_specs(["gilbench.measure.timeitcase"])
     finally:
         os.environ.pop(timeitspec.ENVIRONMENT)
-        sys.modules.pop("gilbench.timeitcase", None)
+        sys.modules.pop("gilbench.measure.timeitcase", None)
     names = [spec.base_name for spec, _ in found]
     assert names == ["timeit.mine.threads.python",
                      "timeit.mine.processes.python"]
@@ -220,7 +221,7 @@ def test_the_generated_family_passes_the_registrys_checks():
 
 
 def test_the_statement_runs_in_a_loop_in_the_setups_namespace():
-    from gilbench import statement
+    from gilbench.measure import statement
     work = statement.prepare("calls.append(seed)", "calls = []; seed = 7")
     work(3)
     assert work.__globals__["calls"] == [7, 7, 7]
@@ -313,7 +314,7 @@ def test_the_users_inherit_environ_keeps_the_handed_over_statement(
     pyperf's workers need the statement."""
     from types import SimpleNamespace
 
-    from gilbench import child
+    from gilbench.runner import child
     monkeypatch.setenv("GILBENCH_TIMEIT", "{}")
     bench = SimpleNamespace(spec=SimpleNamespace(base_name="f.c.v.b",
                                                  module_name="m", sizing=[]),

@@ -3,8 +3,8 @@ findings, rendered from gilbench's own registry at build time.
 
 The page's prose says why a family exists; everything that can drift
 from the code (names, axes and their defaults, declarations) comes from
-``gilbench.registry.load_specs``, the same source ``gilbench list --json``
-and the result files use.  The directive writes reStructuredText and
+``gilbench.model.registry.load_specs``, the same source ``gilbench list
+--json`` and the result files use.  The directive writes reStructuredText and
 parses it, so the output is what a hand-written page would be.
 """
 import json
@@ -20,19 +20,19 @@ TIMEIT_EXAMPLE = {"name": "stmt", "stmt": "sum(range(10000))", "setup": "",
 
 
 def _module_names(family):
-    from gilbench import modules, timeitspec
+    from gilbench.model import modules, timeitspec
     if family == "timeit":
         os.environ[timeitspec.ENVIRONMENT] = timeitspec.encode(
             *[TIMEIT_EXAMPLE[k] for k in ("name", "stmt", "setup",
                                          "threads", "processes")])
-        return ["gilbench.timeitcase"]
+        return ["gilbench.measure.timeitcase"]
     return [n for n in modules.default_module_names()
             if n.rsplit(".", 1)[-1] == family]
 
 
 def load_family(family):
     """[(spec, Declared)] of one family, from the registry."""
-    from gilbench import registry
+    from gilbench.model import registry
     names = _module_names(family)
     if not names:
         raise ValueError("no case module for family %r" % family)
@@ -139,7 +139,8 @@ def _speedup_words(cell):
 
 
 # How each cell kind's declaration reads in words; keys are
-# gilbench.tables' cell dicts (a kind missing here falls back to its JSON).
+# gilbench.model.tables' cell dicts (a kind missing here falls back to its
+# JSON).
 _CELL_WORDS = {
     "value": lambda c: "mean" + (" per operation" if c["per_op"] else
                                  " per loop"),

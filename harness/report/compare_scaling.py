@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gilbench.model.resultformat import INTERPRETER
 from gilbench.report import cells, intervals, kindmap, pivot, scalability
 from gilbench.report.lookup import Lookup, identity
 from gilbench.report.model import Cell, Table, label
 from gilbench.report.scaling_kinds import fit_text
-from gilbench.resultformat import INTERPRETER
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """The findings table that opens a report: each family's declared
-questions (gilbench.findings) answered per interpreter.
+questions (gilbench.model.findings) answered per interpreter.
 
 A finding's cell is any table cell kind, computed at the point its
 declaration names; the dimensions the point leaves out are completed from
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gilbench.model.resultformat import INTERPRETER
 from gilbench.report import cells, intervals, kindmap, pivot
 from gilbench.report.lookup import Lookup
-from gilbench.resultformat import INTERPRETER
 
 TITLE = "Findings"
 INTRO = ("Each family's questions, answered per interpreter from the "

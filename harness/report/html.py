@@ -232,8 +232,8 @@ def docs_links(page_sections, docs_url):
     (``docs/families/<family>.rst`` built under ``docs_url``)."""
     if not docs_url:
         return
-    from gilbench import modules
-    from gilbench.resultformat import TIMEIT_FAMILY
+    from gilbench.model import modules
+    from gilbench.model.resultformat import TIMEIT_FAMILY
     built_in = {name.rsplit(".", 1)[1]
                 for name in modules.default_module_names()} | {TIMEIT_FAMILY}
     base = docs_url if docs_url.endswith("/") else docs_url + "/"

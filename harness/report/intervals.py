@@ -27,7 +27,7 @@ import zlib
 
 import numpy
 
-from gilbench.resultformat import INTERPRETER
+from gilbench.model.resultformat import INTERPRETER
 
 RESAMPLES = 2000
 LEVEL = 0.95

@@ -1,4 +1,4 @@
-"""The cell kinds of declared tables (see gilbench.tables): what a cell
+"""The cell kinds of declared tables (see gilbench.model.tables): what a cell
 computes from the records, and the note that says so under its table.
 
 Each kind gives a table cell (``cell``: the number with its interval and
@@ -15,10 +15,10 @@ from dataclasses import replace
 
 import numpy
 
+from gilbench.model.resultformat import CELL_KEYS, TABLE_KEYS
 from gilbench.report import cells, intervals
 from gilbench.report.cells import NOT_RUN, spaced
 from gilbench.report.model import Cell
-from gilbench.resultformat import CELL_KEYS, TABLE_KEYS
 
 def problem(declaration, keys=TABLE_KEYS):
     """Why a table (or, with FINDING_KEYS, finding) declaration from a

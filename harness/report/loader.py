@@ -1,4 +1,4 @@
-"""Loads gilbench result files (format 2, see gilbench.resultformat) into
+"""Loads gilbench result files (format 2, see gilbench.model.resultformat) into
 Records: one per benchmark, measured or missing, with its dimensions read
 from metadata -- never from its name."""
 from __future__ import annotations
@@ -9,11 +9,11 @@ from dataclasses import replace
 
 import pyperf
 
-from gilbench import resultformat as fmt
 from gilbench.errors import UsageError
+from gilbench.model import resultformat as fmt
+from gilbench.model.resultformat import INTERPRETER
 from gilbench.report import interpreters, kinds
 from gilbench.report.model import COUNT_AXES, Record, ResultFile
-from gilbench.resultformat import INTERPRETER
 
 REQUIRED = fmt.NAME_PARTS + (fmt.AXES_KEY, "ops_per_loop", "concurrency")
 RERUN = "re-run it with this gilbench (gilbench run)"

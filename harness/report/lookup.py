@@ -8,9 +8,9 @@ at the same count, equal in every other dimension, is its twin.
 """
 from __future__ import annotations
 
+from gilbench.model.resultformat import INTERPRETER
 from gilbench.report.cells import NOT_RUN
 from gilbench.report.model import COUNT_AXES
-from gilbench.resultformat import INTERPRETER
 
 COUNT = "@count"  # the key's place for a count, whatever its axis
 

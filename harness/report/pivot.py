@@ -1,4 +1,4 @@
-"""The generic pivot: declared tables (gilbench.tables) from records.
+"""The generic pivot: declared tables (gilbench.model.tables) from records.
 
 Dimensions are the name parts, the axes and ``interpreter``, all read from
 metadata.  ``rows`` and ``columns`` name one each; every dimension that
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numbers
 
-from gilbench import resultformat as fmt
+from gilbench.model import resultformat as fmt
+from gilbench.model.resultformat import INTERPRETER
+from gilbench.model.tables import named_dimensions
 from gilbench.report import kindmap, listings
 from gilbench.report.lookup import Lookup
 from gilbench.report.model import Table, label
-from gilbench.resultformat import INTERPRETER
-from gilbench.tables import named_dimensions
 
 HIDDEN_IN_TITLES = ("family",)  # every table of a family shares it
 
@@ -83,7 +83,7 @@ def lacking_dimensions(declaration, records):
     """Dimensions the declaration names that no benchmark here has: a run
     of part of a family (``--case``) lacks some tables' axes, and those
     tables are left out.  Typos are refused where tables are declared
-    (gilbench.registry), not here."""
+    (gilbench.model.registry), not here."""
     known = {INTERPRETER}
     for record in records:
         known.update(record.dims)

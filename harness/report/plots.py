@@ -24,7 +24,7 @@ import numbers
 import re
 from dataclasses import dataclass, field
 
-from gilbench import resultformat as fmt
+from gilbench.model import resultformat as fmt
 from gilbench.report import cells, pivot, scalability, svgtrim
 from gilbench.report.model import COUNT_AXES
 from gilbench.report.text import one_line

@@ -2,12 +2,12 @@
 ideal or against this machine's ceiling, and the scalability-law fit."""
 from __future__ import annotations
 
-from gilbench import resultformat as fmt
+from gilbench.model import resultformat as fmt
+from gilbench.model.resultformat import INTERPRETER
 from gilbench.report import cells, intervals, scalability
 from gilbench.report.cells import spaced
 from gilbench.report.kinds import Speedup, interval_text
 from gilbench.report.model import Cell
-from gilbench.resultformat import INTERPRETER
 
 NO_CEILING = ("n/a: no ceiling results for this interpreter (run the "
               "ceiling family)")

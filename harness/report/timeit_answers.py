@@ -10,11 +10,11 @@ against the ceiling's there, with the CPU utilisation as evidence.
 """
 from __future__ import annotations
 
-from gilbench import resultformat as fmt
+from gilbench.model import resultformat as fmt
+from gilbench.model.tables import CEILING, IDEAL, efficiency, scaling, speedup
 from gilbench.report import cells, kindmap, loader, pivot
 from gilbench.report.lookup import Lookup
 from gilbench.report.model import COUNT_AXES
-from gilbench.tables import CEILING, IDEAL, efficiency, scaling, speedup
 
 # The share of the ceiling's gain (speedup - 1) from which a statement
 # runs in parallel, and up to which it does not: in between, partly.
@@ -189,7 +189,7 @@ def lines(path, stmt):
     cpus = max((r.cpus_usable for r in result.records), default=0)
     gil = result.facts.get("gil", "?")
     # A worker whose GIL an import re-enabled fails instead of measuring
-    # (gilbench.gilguard): a disabled GIL in the file stayed disabled.
+    # (gilbench.measure.gilguard): a disabled GIL in the file stayed disabled.
     state = ("disabled (no import re-enabled it)" if gil == "disabled"
              else gil)
     found = ["%s -- %s, %d usable CPUs, GIL %s:" % (

@@ -22,10 +22,10 @@ one key per axis, e.g. ``threads`` (int), ``kind`` (str), ``cs_ns`` (int)
 ``value_means``, ``description``
     what one value is (e.g. wall seconds per loop), and the case in words.
 ``gilbench_tables``
-    JSON list of the family's table declarations (``gilbench.tables``).
+    JSON list of the family's table declarations (``gilbench.model.tables``).
 ``gilbench_findings``
     JSON list of the family's finding declarations
-    (``gilbench.findings``), when it declares any.
+    (``gilbench.model.findings``), when it declares any.
 ``gilbench_order`` (int or float)
     where the family goes on the page, when it declares ``ORDER``.
 
@@ -54,7 +54,7 @@ benchmark with values keeps ``value_means`` beside them.  The
 report reads both layouts.
 
 Nothing ever parses a benchmark name; names are for people (see
-``gilbench.registry``).
+``gilbench.model.registry``).
 """
 
 FORMAT_VERSION = 2
@@ -81,8 +81,8 @@ TIMEIT_FAMILY = "timeit"
 MISSING_KEY = "gilbench_missing"
 NAME_PARTS = ("family", "case", "variant", "backend")
 
-# The declarations' schema (gilbench.tables and gilbench.findings build
-# them, the report checks and reads them): a table's keys, each cell
+# The declarations' schema (gilbench.model.tables and gilbench.model.findings
+# build them, the report checks and reads them): a table's keys, each cell
 # kind's keys, a finding's keys; and the pseudo-dimension a table may
 # pivot on besides the metadata's, one value per result file.
 INTERPRETER = "interpreter"

@@ -8,8 +8,8 @@ makes of it, and which of them cannot run here and why.
 """
 import json
 
-from gilbench import registry, resultformat
-from gilbench.run import availability
+from gilbench.model import registry, resultformat
+from gilbench.runner.run import availability
 
 
 def _selected(args):

@@ -18,11 +18,12 @@ import sys
 
 import pyperf
 
-from gilbench import atomicfile, gilguard
+from gilbench import atomicfile
 from gilbench.errors import UsageError
-from gilbench.resultformat import (CASE_KEYS, CASES_KEY, DECLARATION_KEYS,
-                                   DECLARATIONS_KEY, MEANS_KEY, MISSING_KEY,
-                                   case_id)
+from gilbench.measure import gilguard
+from gilbench.model.resultformat import (CASES_KEY, CASE_KEYS,
+                                         DECLARATIONS_KEY, DECLARATION_KEYS,
+                                         MEANS_KEY, MISSING_KEY, case_id)
 
 
 def default_output():

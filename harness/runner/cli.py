@@ -10,9 +10,9 @@ import os
 import signal
 import sys
 
-from gilbench import runoptions
 from gilbench.errors import (OneLineErrorParser, UsageError,
                              exit_with_usage_error)
+from gilbench.runner import runoptions
 
 COMMANDS = ("run", "timeit", "list", "report", "compare")
 USAGE = """usage: gilbench COMMAND [options]
@@ -80,7 +80,7 @@ def run_parser():
 
 
 def cmd_run(argv):
-    from gilbench import run
+    from gilbench.runner import run
     args, pyperf_options = run_parser().parse_known_args(argv)
     runoptions.check_run_options(args)
     args.params = parse_params(args)
@@ -88,7 +88,7 @@ def cmd_run(argv):
 
 
 def cmd_timeit(argv):
-    from gilbench import timeitcmd
+    from gilbench.runner import timeitcmd
     return timeitcmd.main(argv)
 
 
@@ -103,10 +103,10 @@ def list_parser():
 
 
 def cmd_list(argv):
-    from gilbench import listing
+    from gilbench.runner import listcmd
     args = list_parser().parse_args(argv)
     args.params = parse_params(args)
-    for line in listing.format_cases(args):
+    for line in listcmd.format_cases(args):
         print(line)
     return 0
 
@@ -146,8 +146,8 @@ def cmd_compare(argv):
 
 
 def cmd_bench(argv):
-    from gilbench import bench
-    return bench.main(argv)
+    from gilbench.measure import program
+    return program.main(argv)
 
 
 def main(argv=None):

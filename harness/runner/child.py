@@ -18,7 +18,9 @@ import subprocess
 import sys
 import time
 
-from gilbench import lifelines, registry
+from gilbench.measure import lifelines, program
+from gilbench.model import registry
+from gilbench.runner import forkstart
 from gilbench.signals import signal_name
 
 # ``--quick`` sizing, unless pyperf sizing options are given: one process
@@ -41,10 +43,10 @@ def sizing_options(args, pyperf_options, spec=None):
 
 
 def command(bench, args, pyperf_options, output, status):
-    cmd = [sys.executable, "-m", "gilbench", "bench",
-           "--bench-case", bench.spec.base_name,
-           "--bench-params", registry.encode_params(bench.params),
-           "--status", status, "--output", output]
+    cmd = [sys.executable] + program.PROGRAM_ARGS + [
+        "--bench-case", bench.spec.base_name,
+        "--bench-params", registry.encode_params(bench.params),
+        "--status", status, "--output", output]
     cmd.extend(["--module", bench.spec.module_name])
     if args.pin_threads:
         cmd.append("--pin-threads")
@@ -129,11 +131,18 @@ def call(cmd, timeout, memory_limit_mb, output_path):
     """Run ``cmd`` as a benchmark program is run (its own session, dying
     with us, under the memory limit), its stdout and stderr to
     ``output_path``; its exit code, or None when it was killed at
-    ``timeout`` seconds."""
+    ``timeout`` seconds.  The benchmark program itself is forked from
+    this process where it can be (gilbench.runner.forkstart)."""
+    prefix = [sys.executable] + program.PROGRAM_ARGS
     with open(output_path, "w") as output:
-        process = subprocess.Popen(
-            cmd, stdout=output, stderr=subprocess.STDOUT,
-            preexec_fn=_preexec(memory_limit_mb))
+        if cmd[:len(prefix)] == prefix and forkstart.possible():
+            argv = cmd[len(prefix):]
+            process = forkstart.start(lambda: program.main(argv), output,
+                                      _preexec(memory_limit_mb))
+        else:
+            process = subprocess.Popen(
+                cmd, stdout=output, stderr=subprocess.STDOUT,
+                preexec_fn=_preexec(memory_limit_mb))
         code = _wait(process, timeout)
     lifelines.reap_orphans()  # e.g. a process the case forked and left
     return code

@@ -9,8 +9,8 @@ import os
 import sys
 import threading
 
-from gilbench import lifelines
-from gilbench.registry import Unavailable
+from gilbench.measure import lifelines
+from gilbench.model.registry import Unavailable
 
 _current = [None]
 

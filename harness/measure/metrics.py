@@ -4,7 +4,7 @@ import time
 
 import psutil
 
-from gilbench import gilguard
+from gilbench.measure import gilguard
 
 _PROCESS = psutil.Process()
 

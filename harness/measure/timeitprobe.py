@@ -1,5 +1,5 @@
-"""``python -m gilbench.timeitprobe STATUS``: the statement's trial run,
-in the target interpreter, before ``timeit`` starts measuring.
+"""``python -m gilbench.measure.timeitprobe STATUS``: the statement's trial
+run, in the target interpreter, before ``timeit`` starts measuring.
 
 Compiles the statement, runs the set-up and one call, as a benchmark's
 worker will, and writes what happened to the JSON file STATUS: the stage
@@ -17,7 +17,8 @@ import json
 import os
 import sys
 
-from gilbench import gilguard, statement, timeitspec
+from gilbench.measure import gilguard, statement
+from gilbench.model import timeitspec
 
 STAGES = ("compile", "setup", "first call", "done")
 

@@ -21,8 +21,8 @@ import traceback
 
 import pyperf
 
-from gilbench import record
-from gilbench.casehelpers import perf_counter
+from gilbench.measure import record
+from gilbench.model.casehelpers import perf_counter
 
 MAX_LOOPS = 2 ** 32  # pyperf's own bound
 

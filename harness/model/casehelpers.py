@@ -4,7 +4,7 @@ is right on Python 2.7 and 3.x.  Worker side: Python 2.7 compatible;
 exported by ``gilbench.api``."""
 import importlib
 
-from gilbench.registry import Unavailable
+from gilbench.model.registry import Unavailable
 
 try:
     from time import perf_counter

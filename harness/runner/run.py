@@ -1,10 +1,10 @@
 """``gilbench run``: every selected benchmark in its own pyperf
 program, kept in a journal as it finishes, then one result file.
 
-Each benchmark gets a child process (:mod:`gilbench.child`), so a case that
-raises, crashes or hangs costs only its own result: it is recorded as
+Each benchmark gets a child process (:mod:`gilbench.runner.child`), so a
+case that raises, crashes or hangs costs only its own result: it is recorded as
 "failed: ..." or "hung: ..." and the others are still written.  Each
-finished benchmark is committed to the journal (:mod:`gilbench.journal`)
+finished benchmark is committed to the journal (:mod:`gilbench.runner.journal`)
 at once, so a run killed at any moment loses nothing that had finished;
 ``--resume`` runs the rest.
 """
@@ -15,11 +15,12 @@ import signal
 import sys
 import time
 
-from gilbench import bench as bench_program
-from gilbench import (calibration, child, gilguard, journal, lifelines,
-                      progress, registry, results, timeitspec, timing)
 from gilbench.errors import UsageError
-from gilbench.registry import Unavailable
+from gilbench.measure import gilguard, lifelines, program
+from gilbench.model import registry, timeitspec
+from gilbench.model.registry import Unavailable
+from gilbench.runner import (calibration, child, journal, progress, results,
+                             timing)
 
 # Environment settings that change what the benchmarks measure (the
 # statement gilbench timeit hands over, the processes driver's start
@@ -83,7 +84,7 @@ def run(args, pyperf_options):
     started = time.time()
     selection = registry.Selection(quick=args.quick, params=args.params)
     benchmarks = registry.load(args.module, selection, args.case)
-    bench_program.check_pyperf_options(pyperf_options)
+    program.check_pyperf_options(pyperf_options)
     args.calibrated = {}
     if args.loops_from:
         args.calibrated, why = calibration.loops_from(args.loops_from)

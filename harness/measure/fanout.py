@@ -7,8 +7,8 @@ timed.  Python 2.7 has no threading.Barrier, hence the small gate.
 """
 import threading
 
-from gilbench.metrics import process_cpu_seconds
-from gilbench.workerindex import set_index
+from gilbench.measure.metrics import process_cpu_seconds
+from gilbench.measure.workerindex import set_index
 
 try:
     from time import perf_counter
@@ -57,8 +57,8 @@ def run_threads(work, nthreads, loops, pin=None):
     """Call ``work(loops)`` in ``nthreads`` threads; return a FanOutResult
     (with what each call returned, in thread order).
 
-    ``pin`` (a gilbench.pinning.Pinning): each thread pins itself to its CPU
-    before it parks.  An exception in any thread (pinning included) is
+    ``pin`` (a gilbench.measure.pinning.Pinning): each thread pins itself to
+    its CPU before it parks.  An exception in any thread (pinning included) is
     re-raised here after all have finished.
     """
     gate = StartGate(nthreads)

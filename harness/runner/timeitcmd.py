@@ -1,11 +1,12 @@
 """``gilbench timeit [-s SETUP]... STMT...``: does this statement scale?
 
-The statement becomes the generated family of :mod:`gilbench.timeitcase`
-(handed over in the environment), and an ordinary ``run`` measures it
-with the threads driver (and the processes driver with ``--processes``),
+The statement becomes the generated family of
+:mod:`gilbench.measure.timeitcase` (handed over in the environment), and an
+ordinary ``run`` measures it with the threads driver (and the processes driver
+with ``--processes``),
 the ceiling family alongside at the same counts: one pyperf program per
 benchmark, under the journal and ``--timeout``.  Before that, a trial
-run in a child of the same interpreter (:mod:`gilbench.timeitprobe`)
+run in a child of the same interpreter (:mod:`gilbench.measure.timeitprobe`)
 turns a statement that does not compile, a set-up that raises, a first
 call that raises, or a hang, into one line and exit code 2, before any
 result file is touched.  Then the report side answers, in a few lines,
@@ -24,12 +25,12 @@ import shutil
 import sys
 import tempfile
 
-from gilbench import (axes, child, metrics, registry, results, run,
-                      runoptions, timeitspec)
-from gilbench import resultformat as fmt
 from gilbench.errors import OneLineErrorParser, UsageError
+from gilbench.measure import metrics
+from gilbench.model import axes, registry, resultformat as fmt, timeitspec
+from gilbench.runner import child, results, run, runoptions
 
-CASE_MODULE = "gilbench.timeitcase"
+CASE_MODULE = "gilbench.measure.timeitcase"
 CEILING_MODULE = "gilbench.cases.ceiling"
 CEILING_CASES = {"threads": "ceiling.spin.threads.cython",
                  "processes": "ceiling.spin.processes.cython"}
@@ -194,8 +195,9 @@ def trial(args):
     try:
         status = os.path.join(directory, "status.json")
         log = os.path.join(directory, "output")
-        code = child.call([sys.executable, "-m", "gilbench.timeitprobe",
-                           status], args.timeout, args.memory_limit, log)
+        code = child.call(
+            [sys.executable, "-m", "gilbench.measure.timeitprobe", status],
+            args.timeout, args.memory_limit, log)
         return _judged(code, _read(status), log, args.timeout)
     finally:
         shutil.rmtree(directory, ignore_errors=True)

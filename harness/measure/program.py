@@ -1,17 +1,18 @@
 """The pyperf program: registers one benchmark and lets pyperf run it.
 
-``gilbench run`` starts this once per benchmark (so a crash or a
-hang costs only that benchmark); it calibrates the loop count in a fork of
-itself (gilbench.loopcalibration), then pyperf re-runs it as its workers
-with ``--worker``, and ``add_cmdline_args`` forwards the harness options to
-them.
+``gilbench run`` runs this once per benchmark, in a process of its own (a
+fork of the runner where it can be: gilbench.runner.forkstart), so a
+crash or a hang costs only that benchmark.  It calibrates the loop count
+in a fork of itself (gilbench.measure.loopcalibration), then pyperf
+starts it afresh as its workers with ``--worker``, and
+``add_cmdline_args`` forwards the harness options to them.
 
 Set-up (the case's prepare(), threads, processes, pinning) happens in the
 calibration fork and in each pyperf worker on its first call, before any
-value is timed.  A set-up that
-says the benchmark cannot run here (Unavailable, the GIL re-enabled by an
-import) writes the reason to ``--status`` and exits with
-:data:`EXIT_REFUSED`; ``run`` records that reason instead of a failure.
+value is timed.  A set-up that says the benchmark cannot run here
+(Unavailable, the GIL re-enabled by an import) writes the reason to
+``--status`` and exits with :data:`EXIT_REFUSED`; ``run`` records that
+reason instead of a failure.
 """
 from __future__ import print_function
 
@@ -22,9 +23,10 @@ import sys
 
 import pyperf
 
-from gilbench import (drivers, gilguard, lifelines, loopcalibration, metrics,
-                      pinning, record, registry)
 from gilbench.errors import UsageError
+from gilbench.measure import (gilguard, lifelines, loopcalibration, metrics,
+                              pinning, record, timers)
+from gilbench.model import drivers, registry
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
 # these keep the default run of all families to minutes per interpreter
@@ -37,10 +39,11 @@ DEFAULT_VALUES = 3
 DEFAULT_MIN_TIME = 0.04
 DEFAULT_WARMUPS = 1
 EXIT_REFUSED = 3
+PROGRAM_ARGS = ["-m", "gilbench", "bench"]  # after the interpreter
 
 
 class HarnessRunner(pyperf.Runner):
-    """A Runner that points gilbench.record at the run being measured.
+    """A Runner that points gilbench.measure.record at the run being measured.
 
     pyperf offers no public way for a time function to add per-run metadata;
     the task's metadata dict is copied into the Run after the last value, so
@@ -73,13 +76,13 @@ def _forward_harness_options(cmd, args):
         cmd.append("--pin-threads")
 
 
-def make_runner():
-    runner = HarnessRunner(
+def make_runner(runner_class=HarnessRunner):
+    runner = runner_class(
         processes=DEFAULT_PROCESSES,
         values=DEFAULT_VALUES,
         warmups=DEFAULT_WARMUPS,
         min_time=DEFAULT_MIN_TIME,
-        program_args=("-m", "gilbench", "bench"),
+        program_args=tuple(PROGRAM_ARGS),
         add_cmdline_args=_forward_harness_options)
     parser = runner.argparser
     parser.add_argument("--bench-case", required=True,
@@ -135,7 +138,7 @@ class TimeFunction(object):
                if args.pin_threads else None)
         pinning.set_current(pin)
         prepared = bench.spec.prepare(dict(bench.params))
-        self.timer = drivers.make_timer(
+        self.timer = timers.make_timer(
             bench, prepared, pin, registry.Respawn(
                 args.module, bench.spec.base_name,
                 list(bench.params.items())))
@@ -199,7 +202,10 @@ _OWN = ("bench_case", "bench_params", "status", "module", "pin_threads")
 def check_pyperf_options(options):
     """Raise UsageError unless pyperf accepts ``options`` and they leave
     the harness's own options alone (abbreviations included)."""
-    runner = make_runner()
+    class OptionsOnly(HarnessRunner):
+        """pyperf allows one Runner of a class per process, and a
+        benchmark program forked from this one makes the real one."""
+    runner = make_runner(OptionsOnly)
 
     def refuse_option(message):
         raise UsageError("bad pyperf option: %s" % message)

@@ -1,7 +1,7 @@
 """The family ``gilbench timeit`` generates: a user's statement as a case.
 
 ``timeit`` hands over the statement, its set-up, its name and the thread
-(and process) counts in the environment (:mod:`gilbench.timeitspec`); the
+(and process) counts in the environment (:mod:`gilbench.model.timeitspec`); the
 run and every benchmark program inherit it (pyperf's workers through
 ``--inherit-environ``, as every ``GILBENCH_*`` setting), and this module
 builds ``CASES``, ``TABLES`` and ``FINDINGS`` from it -- no code is written
@@ -17,10 +17,11 @@ is read against this machine as well as against N.
 
 Worker side: Python 2.7-compatible.
 """
-from gilbench import resultformat, statement, timeitspec
 from gilbench.api import (CEILING, IDEAL, PROCESSES, THREADS, CaseSpec,
                           efficiency, finding, processes, scaling, speedup,
                           table, threads, value)
+from gilbench.measure import statement
+from gilbench.model import resultformat, timeitspec
 
 FAMILY = resultformat.TIMEIT_FAMILY
 BACKEND = "python"

@@ -14,8 +14,8 @@ import platform
 import socket
 import sys
 
-from gilbench import gilguard
 from gilbench.errors import UsageError
+from gilbench.measure import gilguard
 
 
 def _load(path):

@@ -1,0 +1,43 @@
+"""Finding declarations: the questions a family answers, one figure each.
+
+A case module lists them in ``FINDINGS`` next to ``TABLES``; like tables
+they travel as JSON in the ``gilbench_findings`` metadata of every
+benchmark of the family, so the report (``gilbench.report.findings``)
+opens with a family's answers without an edit.  Worker side: Python 2.7
+compatible, plain dicts only.
+
+A finding is a question in plain words, a cell (any kind of
+:mod:`gilbench.model.tables`: a ratio, speedup, crossover, best-of, ...)
+and the point ``at`` which to compute it, e.g. ``{"case": "trivial", "threads":
+2}``.  The report computes the cell once per interpreter; dimensions
+``at`` leaves out must have one value among the benchmarks it selects
+(else the answer is "n/a: ambiguous").  Comparing interpreters is what
+the findings table's columns do, so ``at`` never names the interpreter.
+"""
+from gilbench.errors import UsageError
+from gilbench.model.resultformat import CELL_KINDS, INTERPRETER
+from gilbench.model.tables import cell_dimensions
+
+
+def finding(question, cell, at=None, evidence=None):
+    """One question and how the results answer it.
+
+    ``evidence`` is the title of the family's table that shows the
+    answer in context (the HTML page links to it); by default the first
+    table declared with the same computation.
+    """
+    at = dict(at or {})
+    if not isinstance(cell, dict) or cell.get("kind") not in CELL_KINDS:
+        raise UsageError("finding %r: cell must be one of %s"
+                         % (question, ", ".join(CELL_KINDS)))
+    if INTERPRETER in at or INTERPRETER in cell_dimensions(cell):
+        raise UsageError("finding %r: a comparison of interpreters is the "
+                         "findings table's columns, not a finding"
+                         % question)
+    return {"question": question, "cell": cell, "at": at,
+            "evidence": evidence}
+
+
+def named_dimensions(declaration):
+    """Every dimension a finding names: its point and its cell's."""
+    return list(declaration["at"]) + cell_dimensions(declaration["cell"])
