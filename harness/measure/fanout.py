@@ -9,11 +9,7 @@ import threading
 
 from gilbench.measure.metrics import process_cpu_seconds
 from gilbench.measure.workerindex import set_index
-
-try:
-    from time import perf_counter
-except ImportError:  # Python 2.7
-    from pyperf import perf_counter
+from gilbench.model.casehelpers import perf_counter
 
 
 class StartGate(object):

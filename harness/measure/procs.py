@@ -26,11 +26,7 @@ import os
 from gilbench.measure.metrics import process_cpu_seconds
 from gilbench.measure.team import Team
 from gilbench.measure.workerindex import set_index
-
-try:
-    from time import perf_counter
-except ImportError:  # Python 2.7: pyperf's is time.time, system-wide too
-    from pyperf import perf_counter
+from gilbench.model.casehelpers import perf_counter
 
 
 class WorkerProcessError(RuntimeError):

@@ -66,7 +66,9 @@ class HarnessRunner(pyperf.Runner):
         os._exit(0)
 
 
-def _forward_harness_options(cmd, args):
+def add_harness_options(cmd, args):
+    """Append the harness's own options of ``args`` to ``cmd``: how run
+    starts this program, and how pyperf starts its workers."""
     cmd.extend(["--bench-case", args.bench_case,
                 "--bench-params", args.bench_params,
                 "--status", args.status])
@@ -83,7 +85,7 @@ def make_runner(runner_class=HarnessRunner):
         warmups=DEFAULT_WARMUPS,
         min_time=DEFAULT_MIN_TIME,
         program_args=tuple(PROGRAM_ARGS),
-        add_cmdline_args=_forward_harness_options)
+        add_cmdline_args=add_harness_options)
     parser = runner.argparser
     parser.add_argument("--bench-case", required=True,
                         help="the case's family.case.variant.backend")

@@ -9,6 +9,7 @@ memory fails alone with MemoryError instead of taking the machine down.
 """
 from __future__ import print_function
 
+import argparse
 import json
 import os
 import re
@@ -43,13 +44,11 @@ def sizing_options(args, pyperf_options, spec=None):
 
 
 def command(bench, args, pyperf_options, output, status):
-    cmd = [sys.executable] + program.PROGRAM_ARGS + [
-        "--bench-case", bench.spec.base_name,
-        "--bench-params", registry.encode_params(bench.params),
-        "--status", status, "--output", output]
-    cmd.extend(["--module", bench.spec.module_name])
-    if args.pin_threads:
-        cmd.append("--pin-threads")
+    cmd = [sys.executable] + program.PROGRAM_ARGS + ["--output", output]
+    program.add_harness_options(cmd, argparse.Namespace(
+        bench_case=bench.spec.base_name,
+        bench_params=registry.encode_params(bench.params), status=status,
+        module=[bench.spec.module_name], pin_threads=args.pin_threads))
     # pyperf gives its workers a filtered environment; GILBENCH_* settings
     # (e.g. GILBENCH_START_METHOD, timeit's statement) must reach them,
     # beside what the user's --inherit-environ names.
