@@ -100,10 +100,6 @@ def make_runner(runner_class=HarnessRunner):
     return runner
 
 
-class Refused(Exception):
-    """The benchmark cannot be measured here; the reason says why."""
-
-
 class TimeFunction(object):
     """``f(loops) -> seconds`` for pyperf; set-up happens on first use."""
 
