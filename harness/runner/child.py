@@ -44,7 +44,9 @@ def sizing_options(args, pyperf_options, spec=None):
 
 
 def command(bench, args, pyperf_options, output, status):
-    cmd = [sys.executable] + program.PROGRAM_ARGS + ["--output", output]
+    """The benchmark program's arguments (after ``python -m gilbench
+    bench``)."""
+    cmd = ["--output", output]
     program.add_harness_options(cmd, argparse.Namespace(
         bench_case=bench.spec.base_name,
         bench_params=registry.encode_params(bench.params), status=status,
@@ -126,17 +128,16 @@ def _wait(process, timeout):
     return process.returncode
 
 
-def call(cmd, timeout, memory_limit_mb, output_path):
+def call(cmd, timeout, memory_limit_mb, output_path, in_process=None):
     """Run ``cmd`` as a benchmark program is run (its own session, dying
     with us, under the memory limit), its stdout and stderr to
     ``output_path``; its exit code, or None when it was killed at
-    ``timeout`` seconds.  The benchmark program itself is forked from
-    this process where it can be (gilbench.runner.forkstart)."""
-    prefix = [sys.executable] + program.PROGRAM_ARGS
+    ``timeout`` seconds.  ``in_process``, a function doing what ``cmd``
+    would, runs in a fork of this process instead where it can
+    (gilbench.runner.forkstart)."""
     with open(output_path, "w") as output:
-        if cmd[:len(prefix)] == prefix and forkstart.possible():
-            argv = cmd[len(prefix):]
-            process = forkstart.start(lambda: program.main(argv), output,
+        if in_process is not None and forkstart.possible():
+            process = forkstart.start(in_process, output,
                                       _preexec(memory_limit_mb))
         else:
             process = subprocess.Popen(
@@ -202,8 +203,10 @@ def run_one(bench, args, pyperf_options, journal, index, echo=True):
     stderr_path = journal.work_file(index, "stderr")
     status = journal.work_file(index, "status")
     # stdout too: pyperf's workers say what went wrong ("ERROR: ...") there.
-    code = call(command(bench, args, pyperf_options, output, status),
-                args.timeout, args.memory_limit, stderr_path)
+    argv = command(bench, args, pyperf_options, output, status)
+    code = call([sys.executable] + program.PROGRAM_ARGS + argv, args.timeout,
+                args.memory_limit, stderr_path,
+                in_process=lambda: program.main(argv))
     refused = _status_reason(status)
     if refused:
         return refused
