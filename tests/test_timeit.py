@@ -319,7 +319,8 @@ def test_the_users_inherit_environ_keeps_the_handed_over_statement(
     bench = SimpleNamespace(spec=SimpleNamespace(base_name="f.c.v.b",
                                                  module_name="m", sizing=[]),
                             params={"threads": 1}, name="f.c.v.b/t1")
-    args = SimpleNamespace(module=None, pin_threads=False, quick=False)
+    args = SimpleNamespace(module=None, pin_threads=False, quick=False,
+                           fresh_workers=False)
     for given in (["--inherit-environ=PYTHONPATH,HOME"],
                   ["--inherit-environ", "PYTHONPATH,HOME"]):
         cmd = child.command(bench, args, given + ["--fast"], "out", "st")

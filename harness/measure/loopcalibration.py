@@ -17,11 +17,10 @@ from __future__ import print_function
 import json
 import os
 import sys
-import traceback
 
 import pyperf
 
-from gilbench.measure import record
+from gilbench.measure import forking, record
 from gilbench.model.casehelpers import perf_counter
 
 MAX_LOOPS = 2 ** 32  # pyperf's own bound
@@ -38,21 +37,13 @@ def calibrate(time_function, min_time, metadata):
     """Calibrate in a fork; return its pyperf calibration run, holding
     ``metadata`` (the benchmark's) and what the fork recorded.  A refusal
     or crash there ends this program as it would have ended the worker."""
-    readable, writable = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(readable)
-        _child(time_function, min_time, writable)
-    os.close(writable)
-    with os.fdopen(readable) as stream:
-        said = stream.read()
-    status = os.waitpid(pid, 0)[1]
-    if os.WIFSIGNALED(status):
+    said, code = forking.call(
+        lambda writable: _child(time_function, min_time, writable))
+    if code < 0:
         # The form pyperf uses for a worker, so run names the signal.
-        print("ERROR: calibration failed with exit code -%d"
-              % os.WTERMSIG(status), file=sys.stderr)
+        print("ERROR: calibration failed with exit code %d" % code,
+              file=sys.stderr)
         sys.exit(1)
-    code = os.WEXITSTATUS(status)
     if code or not said:
         sys.exit(code or 1)  # the fork said why on stderr
     found = json.loads(said)
@@ -63,24 +54,15 @@ def calibrate(time_function, min_time, metadata):
 
 
 def _child(time_function, min_time, writable):
-    code = 1
-    try:
-        metadata = {}
-        record.set_sink(metadata)
-        started = perf_counter()
-        loops, warmups = _double(time_function, min_time)
-        time_function.close()
-        metadata.update(calibrate_loops=loops, loops=loops,
-                        duration=perf_counter() - started)
-        with os.fdopen(writable, "w") as stream:
-            json.dump({"warmups": warmups, "metadata": metadata}, stream)
-        code = 0
-    except BaseException:  # said on stderr; the master exits with code 1
-        traceback.print_exc()
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+    metadata = {}
+    record.set_sink(metadata)
+    started = perf_counter()
+    loops, warmups = _double(time_function, min_time)
+    time_function.close()
+    metadata.update(calibrate_loops=loops, loops=loops,
+                    duration=perf_counter() - started)
+    with os.fdopen(writable, "w") as stream:
+        json.dump({"warmups": warmups, "metadata": metadata}, stream)
 
 
 def _double(time_function, min_time):

@@ -3,9 +3,10 @@
 ``gilbench run`` runs this once per benchmark, in a process of its own (a
 fork of the runner where it can be: gilbench.runner.forkstart), so a
 crash or a hang costs only that benchmark.  It calibrates the loop count
-in a fork of itself (gilbench.measure.loopcalibration), then pyperf
-starts it afresh as its workers with ``--worker``, and
-``add_cmdline_args`` forwards the harness options to them.
+in a fork of itself (gilbench.measure.loopcalibration), then pyperf runs
+it as its workers with ``--worker``: forks of it
+(gilbench.measure.forkedworkers) or, with ``--fresh-workers``, fresh
+interpreters, to which ``add_cmdline_args`` forwards the harness options.
 
 Set-up (the case's prepare(), threads, processes, pinning) happens in the
 calibration fork and in each pyperf worker on its first call, before any
@@ -24,8 +25,9 @@ import sys
 import pyperf
 
 from gilbench.errors import UsageError
-from gilbench.measure import (gilguard, lifelines, loopcalibration, metrics,
-                              pinning, record, timers)
+from gilbench.measure import (forkedworkers, gilguard, lifelines,
+                              loopcalibration, metrics, pinning, record,
+                              timers)
 from gilbench.model import drivers, registry
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
@@ -47,14 +49,16 @@ class HarnessRunner(pyperf.Runner):
 
     pyperf offers no public way for a time function to add per-run metadata;
     the task's metadata dict is copied into the Run after the last value, so
-    record() writes there.  This override is the only use of pyperf
-    internals.
+    record() writes there.  This override and the master's
+    (gilbench.measure.forkedworkers) are the only uses of pyperf internals.
     """
 
     time_function = None
+    worker_start = forkedworkers.FRESH
 
     def _worker(self, task):
         record.set_sink(task.metadata)
+        record.record(worker_start=self.worker_start)
         pyperf.Runner._worker(self, task)
         # The run is in the master's pipe now.  Exit at once: a thread or
         # process the case leaked must not keep this worker (and so the
@@ -64,6 +68,20 @@ class HarnessRunner(pyperf.Runner):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)
+
+    def _manager(self):
+        return forkedworkers.manage(self, forked_worker)
+
+    _master = _manager  # the name in pyperf 1.x (Python 2.7)
+
+
+def forked_worker(cmd):
+    """Be the worker that ``cmd`` (pyperf's command line) would start."""
+    class ForkedWorker(HarnessRunner):
+        """pyperf allows one Runner of a class per process, and the master
+        this is a fork of has made one."""
+        worker_start = forkedworkers.FORK
+    return main(cmd[1 + len(PROGRAM_ARGS):], ForkedWorker)
 
 
 def add_harness_options(cmd, args):
@@ -76,6 +94,8 @@ def add_harness_options(cmd, args):
         cmd.extend(["--module", module])
     if args.pin_threads:
         cmd.append("--pin-threads")
+    if args.fresh_workers:
+        cmd.append("--fresh-workers")
 
 
 def make_runner(runner_class=HarnessRunner):
@@ -97,6 +117,9 @@ def make_runner(runner_class=HarnessRunner):
                         help="case module (dotted name or .py path)")
     parser.add_argument("--pin-threads", action="store_true",
                         help="pin thread or process i to usable CPU i")
+    parser.add_argument("--fresh-workers", action="store_true",
+                        help="start pyperf's workers as fresh interpreters "
+                        "instead of forks of this program")
     return runner
 
 
@@ -166,10 +189,10 @@ def load_benchmark(args):
     return registry.Benchmark(spec, params, declared)
 
 
-def main(argv):
+def main(argv, runner_class=HarnessRunner):
     lifelines.die_with_parent()  # a worker dies with its master
     gilguard.install()
-    runner = make_runner()
+    runner = make_runner(runner_class)
     args = runner.parse_args(argv)
     bench = load_benchmark(args)
     runner.time_function = TimeFunction(runner, bench)
@@ -194,7 +217,8 @@ def main(argv):
 _RESERVED = ("output", "append", "worker", "worker_task", "pipe",
              "calibrate_loops", "recalibrate_loops", "calibrate_warmups",
              "recalibrate_warmups", "compare_to")
-_OWN = ("bench_case", "bench_params", "status", "module", "pin_threads")
+_OWN = ("bench_case", "bench_params", "status", "module", "pin_threads",
+        "fresh_workers")
 
 
 def check_pyperf_options(options):

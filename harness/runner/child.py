@@ -14,6 +14,7 @@ import json
 import os
 import re
 import resource
+import select
 import signal
 import subprocess
 import sys
@@ -50,7 +51,8 @@ def command(bench, args, pyperf_options, output, status):
     program.add_harness_options(cmd, argparse.Namespace(
         bench_case=bench.spec.base_name,
         bench_params=registry.encode_params(bench.params), status=status,
-        module=[bench.spec.module_name], pin_threads=args.pin_threads))
+        module=[bench.spec.module_name], pin_threads=args.pin_threads,
+        fresh_workers=args.fresh_workers))
     # pyperf gives its workers a filtered environment; GILBENCH_* settings
     # (e.g. GILBENCH_START_METHOD, timeit's statement) must reach them,
     # beside what the user's --inherit-environ names.
@@ -111,19 +113,19 @@ def kill_group(process):
 def _wait(process, timeout):
     """Exit code, or None when the child outlived ``timeout`` seconds."""
     deadline = time.time() + timeout
-    pause = 0.001
+    nap = _Nap(process.pid)
     try:
         while process.poll() is None:
-            if time.time() > deadline:
+            remaining = deadline - time.time()
+            if remaining <= 0:
                 kill_group(process)
                 return None
-            # Short first: a benchmark's end is noticed within a few ms,
-            # not a fixed 50 ms later; then no busier than 20 polls/s.
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
+            nap.until_exit(remaining)
     except BaseException:  # Ctrl-C, SIGTERM: leave no benchmark behind
         kill_group(process)
         raise
+    finally:
+        nap.close()
     kill_group(process)  # what the case left in the group dies with it
     return process.returncode
 
@@ -146,6 +148,32 @@ def call(cmd, timeout, memory_limit_mb, output_path, in_process=None):
         code = _wait(process, timeout)
     lifelines.reap_orphans()  # e.g. a process the case forked and left
     return code
+
+
+class _Nap(object):
+    """Sleep until a process ends or a time is up.  On its pidfd where
+    there is one (Linux >= 5.3, Python >= 3.9) the runner wakes as the
+    benchmark ends; else it naps, short first (an end is noticed within a
+    few ms), then no busier than 20 polls/s."""
+
+    def __init__(self, pid):
+        try:
+            self.fd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.fd = None
+        self.pause = 0.001
+
+    def until_exit(self, seconds):
+        if self.fd is not None:
+            select.select([self.fd], [], [], seconds)
+        else:
+            time.sleep(min(self.pause, seconds))
+            self.pause = min(self.pause * 2, 0.05)
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
 _WORKER_KILLED = re.compile(r"failed with exit code -(\d+)")

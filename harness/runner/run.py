@@ -69,6 +69,7 @@ def _header(args, pyperf_options, benchmarks):
         "modules": args.module or [], "cases": args.case or [],
         "params": args.params, "quick": args.quick,
         "pin_threads": args.pin_threads, "timeout": args.timeout,
+        "fresh_workers": args.fresh_workers,
         "memory_limit": args.memory_limit,
         "pyperf_options": list(pyperf_options),
         "benchmarks": [bench.name for bench in benchmarks],

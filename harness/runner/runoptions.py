@@ -22,6 +22,11 @@ def add_run_options(parser, output_help):
     parser.add_argument("--pin-threads", action="store_true",
                         help="pin thread (or process) i to usable CPU "
                         "i mod ncpus")
+    parser.add_argument("--fresh-workers", action="store_true",
+                        help="start each pyperf worker as a fresh "
+                        "interpreter (its own hash seed and address "
+                        "layout), not as a fork of its benchmark program; "
+                        "slower")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress on stderr and no per-benchmark "
                         "lines; the summary only")

@@ -138,7 +138,8 @@ def run_arguments(args, spec, output):
     return argparse.Namespace(
         module=[CEILING_MODULE, CASE_MODULE], case=patterns, params=params,
         quick=args.quick, output=output, timeout=args.timeout,
-        pin_threads=args.pin_threads, quiet=args.quiet, resume=args.resume,
+        pin_threads=args.pin_threads, fresh_workers=args.fresh_workers,
+        quiet=args.quiet, resume=args.resume,
         restart=args.restart, memory_limit=args.memory_limit,
         loops_from=args.loops_from)
 

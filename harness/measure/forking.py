@@ -1,0 +1,89 @@
+"""Running a function in a fork of this process as a started process
+would run it: its exit code (minus the signal number when killed, as
+subprocess.Popen says), what it wrote, SystemExit and exceptions as an
+interpreter would end on them.
+
+The runner forks benchmark programs (gilbench.runner.forkstart), and a
+benchmark program forks its loop calibration and its workers
+(gilbench.measure.loopcalibration, gilbench.measure.forkedworkers).
+
+Worker side: Python 2.7 compatible.  POSIX only.
+"""
+import os
+import sys
+import traceback
+
+
+class ForkedProcess(object):
+    """What :mod:`gilbench.runner.child` uses of subprocess.Popen, for a
+    process made by os.fork: pid, poll(), wait(), returncode."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.returncode = None
+
+    def poll(self):
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = _code(status)
+        return self.returncode
+
+    def wait(self):
+        if self.returncode is None:
+            self.returncode = _code(os.waitpid(self.pid, 0)[1])
+        return self.returncode
+
+
+def start(main):
+    """Fork; the child runs ``main()`` and exits with its exit code."""
+    flush()  # nothing buffered may be written twice
+    pid = os.fork()
+    if pid:
+        return ForkedProcess(pid)
+    code = 1
+    try:
+        code = exit_code(main())
+    except SystemExit as exc:
+        code = exit_code(exc.code)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        flush()
+        os._exit(code)
+
+
+def call(main):
+    """Run ``main(fd)`` in a fork, ``fd`` the writing end of a pipe;
+    return (what it wrote there, its exit code)."""
+    readable, writable = os.pipe()
+
+    def child():
+        os.close(readable)
+        return main(writable)
+    process = start(child)
+    os.close(writable)
+    with os.fdopen(readable) as stream:
+        said = stream.read()
+    return said, process.wait()
+
+
+def flush():
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        stream.flush()
+
+
+def exit_code(code):
+    """sys.exit's argument (or main's return value) as an exit code."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    sys.stderr.write("%s\n" % (code,))
+    return 1
+
+
+def _code(status):
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)

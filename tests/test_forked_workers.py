@@ -1,0 +1,51 @@
+"""pyperf's workers as forks of the benchmark program (the default) or as
+fresh interpreters (--fresh-workers): each run says which, each worker is
+a process of its own, and only fresh interpreters draw hash seeds of
+their own."""
+import os
+
+import pyperf
+import pytest
+
+from gilbench.measure import forking
+from helpers import run_harness
+
+CASES = os.path.join(os.path.dirname(__file__), "worker_start_cases.py")
+# Three processes of one value each, calibrated in the master's fork.
+SMALL = ["--module", CASES, "--case", "workerstart.*", "--threads", "1",
+         "-p", "3", "-n", "1", "-w", "0", "--min-time", "0.001"]
+
+
+def measured_runs(tmp_path, *options):
+    output = tmp_path / "out.json"
+    made = run_harness("run", "-o", output, *(SMALL + list(options)))
+    assert made.code == 0, made
+    bench, = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
+    return [run.get_metadata() for run in bench.get_runs() if run.values]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_workers_are_forks_sharing_the_programs_hash_seed(tmp_path):
+    runs = measured_runs(tmp_path)
+    assert [run["worker_start"] for run in runs] == ["fork"] * 3
+    assert len(set(run["measured_by"] for run in runs)) == 3
+    assert len(set(run["seeded_hash"] for run in runs)) == 1
+
+
+def test_fresh_workers_draw_their_own_hash_seeds(tmp_path):
+    runs = measured_runs(tmp_path, "--fresh-workers")
+    assert [run["worker_start"] for run in runs] == [
+        "fresh interpreter"] * 3
+    assert len(set(run["measured_by"] for run in runs)) == 3
+    # Three 64-bit seeds drawn at random: equal hashes would be a fork.
+    assert len(set(run["seeded_hash"] for run in runs)) == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+@pytest.mark.parametrize("main, expected", [
+    (lambda fd: os.write(fd, b"said") and None, ("said", 0)),
+    (lambda fd: 5, ("", 5)),
+    (lambda fd: os.kill(os.getpid(), 9), ("", -9)),
+])
+def test_a_call_in_a_fork_returns_what_it_wrote_and_its_code(main, expected):
+    assert forking.call(main) == expected
