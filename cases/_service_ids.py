@@ -113,8 +113,8 @@ def node_of(id_, seq_bits=SEQ_BITS):
 
 
 # --- checks on the ids of one value ------------------------------------------
-# A value holds up to millions of ids: the checks keep their loops in C
-# (comprehensions, map, Counter), so checking costs less than measuring.
+# They run after every value, off the clock, on up to millions of ids:
+# their loops stay in C where they can (comprehensions, map, Counter).
 
 def _nodes(ids):
     return [(id_ >> SEQ_BITS) & NODE_MASK for id_ in ids]
