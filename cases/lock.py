@@ -91,6 +91,12 @@ def _cs_iters(params, key="cs_ns"):
     return iters
 
 
+def _calibrate_once(params):
+    """Calibrate lk_work in the benchmark program (before_fork): its
+    processes inherit the rate instead of each taking ~16 ms for it."""
+    import_extension(CYTHON_MODULE).ns_per_iter()
+
+
 class CythonLock(object):
     """A lock.c lock through Cython: ``call_gil`` and ``call_nogil``."""
 
@@ -218,7 +224,7 @@ def contended(variant, backend, kinds, quick, thread_values=THREAD_COUNTS,
         "lk_call: lock of `kind`, empty critical section, %s" % how,
         axes=[Axis("kind", kinds, quick=quick, extra=extra_kinds),
               _thread_axis(thread_values, thread_quick)],
-        check=needs(module))
+        check=needs(module), before_fork=_calibrate_once)
 
 
 def critical(variant):
@@ -229,7 +235,7 @@ def critical(variant):
         axes=[Axis("kind", ["none", "mutex"], quick=["mutex"]),
               Axis("cs_ns", [100, 1000], quick=[1000], unit="ns", log=True),
               _thread_axis(values=(4,), quick=(2,))],
-        check=needs(CYTHON_MODULE))
+        check=needs(CYTHON_MODULE), before_fork=_calibrate_once)
 
 
 def breakeven(variant):
@@ -240,7 +246,7 @@ def breakeven(variant):
                    unit="ns", log=True),
               # 2 threads: both cores busy; --param threads=2,4 adds more.
               _thread_axis(values=(2,), quick=(2,))],
-        check=needs(CYTHON_MODULE))
+        check=needs(CYTHON_MODULE), before_fork=_calibrate_once)
 
 
 def guarded_map(variant):
@@ -278,7 +284,7 @@ CASES = [
              driver=PROCESSES,
              axes=[Axis("kind", ["pshared", "spin"], quick=["pshared"]),
                    processes(values=(1, 2, 4), quick=(1, 2))],
-             check=needs(CYTHON_MODULE)),
+             check=needs(CYTHON_MODULE), before_fork=_calibrate_once),
     breakeven("gil"),
     breakeven("nogil"),
     guarded_map("gil"),

@@ -12,13 +12,15 @@ from helpers import run_harness
 
 CASES = os.path.join(os.path.dirname(__file__), "worker_start_cases.py")
 # Three processes of one value each, calibrated in the master's fork.
-SMALL = ["--module", CASES, "--case", "workerstart.*", "--threads", "1",
-         "-p", "3", "-n", "1", "-w", "0", "--min-time", "0.001"]
+SMALL = ["--module", CASES, "--threads", "1", "-p", "3", "-n", "1", "-w", "0",
+         "--min-time", "0.001"]
 
 
-def measured_runs(tmp_path, *options):
+def measured_runs(tmp_path, *options, **kwargs):
     output = tmp_path / "out.json"
-    made = run_harness("run", "-o", output, *(SMALL + list(options)))
+    case = kwargs.get("case", "workerstart.identify.*")
+    made = run_harness("run", "-o", output, "--case", case,
+                       *(SMALL + list(options)))
     assert made.code == 0, made
     bench, = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
     return [run.get_metadata() for run in bench.get_runs() if run.values]
@@ -39,6 +41,19 @@ def test_fresh_workers_draw_their_own_hash_seeds(tmp_path):
     assert len(set(run["measured_by"] for run in runs)) == 3
     # Three 64-bit seeds drawn at random: equal hashes would be a fork.
     assert len(set(run["seeded_hash"] for run in runs)) == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_before_fork_runs_once_in_the_program_and_forks_inherit(tmp_path):
+    runs = measured_runs(tmp_path, case="workerstart.inherit.*")
+    program, = set(run["before_fork_pid"] for run in runs)
+    assert program and program not in [run["measured_by"] for run in runs]
+
+
+def test_fresh_workers_do_not_inherit_before_fork(tmp_path):
+    runs = measured_runs(tmp_path, "--fresh-workers",
+                         case="workerstart.inherit.*")
+    assert [run["before_fork_pid"] for run in runs] == [0] * 3
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")

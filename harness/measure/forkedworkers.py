@@ -32,8 +32,32 @@ except ImportError:  # pyperf 1.x, the last on Python 2.7
     from pyperf._master import Master as Manager
     _PYPERF_MANAGE = pyperf.Runner._master
 
+try:  # pyperf >= 2.7
+    from pyperf import _hooks
+except ImportError:
+    _hooks = None
+
 FORK = "fork"
 FRESH = "fresh interpreter"
+
+
+def remember_hooks():
+    """Make pyperf's list of installed hooks an answer forks inherit.
+
+    Every pyperf Runner lists them (importlib.metadata's entry points:
+    every installed distribution's metadata read, ~6 ms), and a benchmark
+    makes one Runner in its program and one in each worker."""
+    if _hooks is None or getattr(_hooks.get_hooks, "remembered", False):
+        return
+    try:
+        hooks = list(_hooks.get_hooks())
+    except Exception:  # noqa: BLE001 -- pyperf will say it when it asks
+        return
+
+    def get_hooks():
+        return hooks
+    get_hooks.remembered = True
+    _hooks.get_hooks = get_hooks
 
 
 def wanted(args):

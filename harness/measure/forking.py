@@ -10,6 +10,7 @@ benchmark program forks its loop calibration and its workers
 Worker side: Python 2.7 compatible.  POSIX only.
 """
 import os
+import platform
 import sys
 import traceback
 
@@ -38,6 +39,7 @@ class ForkedProcess(object):
 def start(main):
     """Fork; the child runs ``main()`` and exits with its exit code."""
     flush()  # nothing buffered may be written twice
+    _ask_platform_once()
     pid = os.fork()
     if pid:
         return ForkedProcess(pid)
@@ -66,6 +68,29 @@ def call(main):
     with os.fdopen(readable) as stream:
         said = stream.read()
     return said, process.wait()
+
+
+_ARCHITECTURE = platform.architecture
+_architectures = {}
+
+
+def _architecture(executable=sys.executable, bits="", linkage=""):
+    """platform.architecture, remembered: it runs ``file -b`` on the
+    executable every time it is asked."""
+    key = (executable, bits, linkage)
+    if key not in _architectures:
+        _architectures[key] = _ARCHITECTURE(executable, bits, linkage)
+    return _architectures[key]
+
+
+def _ask_platform_once():
+    """pyperf's metadata of every run asks platform for the processor
+    (``uname -p``) and the interpreter's bits (``file -b``), a process
+    start each: asked here before forking, the forks inherit the answers
+    (platform caches the first; the second is remembered here)."""
+    platform.architecture = _architecture
+    platform.architecture()
+    platform.platform(True, False)
 
 
 def flush():

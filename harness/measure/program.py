@@ -99,6 +99,7 @@ def add_harness_options(cmd, args):
 
 
 def make_runner(runner_class=HarnessRunner):
+    forkedworkers.remember_hooks()
     runner = runner_class(
         processes=DEFAULT_PROCESSES,
         values=DEFAULT_VALUES,
@@ -195,6 +196,11 @@ def main(argv, runner_class=HarnessRunner):
     runner = make_runner(runner_class)
     args = runner.parse_args(argv)
     bench = load_benchmark(args)
+    if bench.spec.before_fork is not None and not args.worker:
+        try:
+            bench.spec.before_fork(dict(bench.params))
+        except registry.Unavailable as exc:
+            refuse(args.status, "n/a: %s" % (exc,))
     runner.time_function = TimeFunction(runner, bench)
     calibration = None
     if loopcalibration.wanted(args):

@@ -86,13 +86,17 @@ class CaseSpec(object):
     processes), else 1.  ``sizing``: pyperf options for the default run
     of a case whose values are long or whose set-up is costly (e.g.
     ``["-p", "2"]``); the quick profile and the user's own sizing options
-    take precedence.
+    take precedence.  ``before_fork(params)`` (optional): work that every
+    process of the benchmark would repeat and can inherit instead (e.g.
+    calibrating a C work loop), run once in the benchmark program before
+    it forks its loop calibration and workers; prepare() must not rely on
+    it, since workers started afresh (``--fresh-workers``) skip it.
     """
 
     def __init__(self, family, case, variant, backend, prepare, description,
                  axes=(), driver=drivers.THREADS, value_means=None,
                  exclude=None, check=None, ops_per_loop=None,
-                 concurrency=None, sizing=None):
+                 concurrency=None, sizing=None, before_fork=None):
         self.module_name = None  # load_specs names the module declaring it
         self.family = family
         self.case = case
@@ -109,6 +113,7 @@ class CaseSpec(object):
             ops_per_loop, drivers.count_axis(driver))
         self.concurrency = _resolver(concurrency, drivers.count_axis(driver))
         self.sizing = list(sizing or ())
+        self.before_fork = before_fork
         self._validate()
 
     @property

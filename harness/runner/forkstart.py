@@ -5,7 +5,6 @@ interpreter start and its imports.
 Not on a free-threaded build: an import in the runner may have enabled
 the GIL there, and a fork would inherit that state."""
 import os
-import platform
 import signal
 import sys
 
@@ -19,9 +18,6 @@ def possible():
 def start(main, output, preexec):
     """Fork; the child runs ``preexec()`` then ``main()`` with stdout and
     stderr on ``output`` (a file) and exits with main's exit code."""
-    # pyperf's metadata of every run asks for this (uname -p, a process
-    # start); asked once here, the forks inherit platform's cached answer.
-    platform.platform(True, False)
     def child():
         os.dup2(output.fileno(), 1)
         os.dup2(output.fileno(), 2)
