@@ -184,22 +184,29 @@ class Batch(object):
             out.append(pickle.loads(pickle.dumps(result, PROTOCOL)))
         return out
 
-    def on(self, pool):
+    def on(self, pool, count=None):
         futures = [pool.submit(self.tasks.task, *self.args)
-                   for _ in range(self.count)]
+                   for _ in range(self.count if count is None else count)]
         return [future.result() for future in futures]
 
-    def check(self, results):
-        if len(results) != self.count:
-            raise RuntimeError("%d results for %d tasks"
-                               % (len(results), self.count))
-        for got, echoed in results:
+    def check(self, batches, count=None):
+        """Check the results of each batch in ``batches`` (of ``count``
+        tasks, by default the batch's).  Workloads are deterministic, so
+        each distinct result is checked once: the checks follow every
+        value, off the clock, over up to ~10^5 batches."""
+        count = self.count if count is None else count
+        if any(len(results) != count for results in batches):
+            raise RuntimeError("a batch returned %r results for %d tasks"
+                               % (sorted(set(map(len, batches))), count))
+        pairs = [pair for results in batches for pair in results]
+        for got in set(got for got, _ in pairs):
             if not self._same(got):
                 raise RuntimeError("wrong task result %r (expected %r)"
                                    % (got, self.expected))
-            if not self.tasks.check_payload(self.payload_kind, echoed):
-                raise RuntimeError("payload came back wrong")
-        self.checked += len(results)
+        if not self.tasks.check_payloads(self.payload_kind,
+                                         [echoed for _, echoed in pairs]):
+            raise RuntimeError("payload came back wrong")
+        self.checked += len(pairs)
 
     def _same(self, got):
         if isinstance(self.expected, float):
@@ -243,6 +250,7 @@ class Phase(object):
         self.cpu = 0.0
         self.wall = 0.0
         self.pool = None
+        self.sampled = (0.0, 0.0)  # (CPU, wall) seconds of the last sample
 
     def sample_memory(self):
         uss, pss = tree_memory()
@@ -250,12 +258,18 @@ class Phase(object):
         if pss is not None:
             self.peak_pss = max(self.peak_pss or 0, pss)
 
-    def report(self):
+    def finish(self, total):
+        """Record the run's facts; return (``total`` wall seconds, CPU
+        seconds) for the driver, the CPU of the call's sampled window
+        scaled to ``total`` (cold, teardown: the first loop stands for
+        the others)."""
         record(tasks_checked=self.batch.checked,
                peak_uss_bytes=self.peak_uss,
                cpu_percent=100.0 * self.cpu / self.wall if self.wall else 0.0)
         if self.peak_pss is not None:
             record(peak_pss_bytes=self.peak_pss)
+        cpu, wall = self.sampled
+        return total, cpu * total / wall if wall else 0.0
 
     def timed(self, action, sample=True):
         """Run action() on the clock; returns (its result, wall).  With
@@ -267,7 +281,8 @@ class Phase(object):
         result = action()
         wall = perf_counter() - start
         if clock is not None:
-            self.cpu += clock.elapsed()
+            self.sampled = (clock.elapsed(), wall)
+            self.cpu += self.sampled[0]
             self.wall += wall
         return result, wall
 
@@ -287,17 +302,22 @@ class Warm(Phase):
         else:
             self.pool = make_executor(self.method, params["workers"])
             self.run = lambda: self.batch.on(self.pool)
-        self.batch.check(self.run())  # every worker started
-        self.sample_memory()
+        if self.pool is not None:
+            # Start the workers a batch uses before the clock (pyperf's
+            # warmup would, but warm must hold with --warmups 0 too): one
+            # task each does it.
+            starting = min(self.batch.count, params["workers"])
+            self.batch.check([self.batch.on(self.pool, starting)], starting)
+            self.sample_memory()
 
     def __call__(self, loops):
         def batches():
             return [self.run() for _ in range(loops)]
         results, wall = self.timed(batches)
-        for one in results:
-            self.batch.check(one)
-        self.report()
-        return wall
+        self.batch.check(results)
+        if not self.peak_uss:  # in the caller: no priming batch sampled
+            self.sample_memory()
+        return self.finish(wall)
 
 
 class Cold(Phase):
@@ -310,12 +330,11 @@ class Cold(Phase):
                 return self.batch.on(self.pool)
             results, wall = self.timed(start, sample=index == 0)
             total += wall
-            self.batch.check(results)
+            self.batch.check([results])
             if index == 0:
                 self.sample_memory()
             self.close()
-        self.report()
-        return total
+        return self.finish(total)
 
 
 class Teardown(Phase):
@@ -323,15 +342,14 @@ class Teardown(Phase):
         total = 0.0
         for index in range(loops):
             self.pool = make_executor(self.method, self.params["workers"])
-            self.batch.check(self.batch.on(self.pool))
+            self.batch.check([self.batch.on(self.pool)])
             if index == 0:
                 self.sample_memory()
             pool, self.pool = self.pool, None
             _, wall = self.timed(lambda: pool.shutdown(wait=True),
                                  sample=index == 0)
             total += wall
-        self.report()
-        return total
+        return self.finish(total)
 
 
 PHASE_CLASSES = {"warm": Warm, "cold": Cold, "teardown": Teardown}

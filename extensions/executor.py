@@ -61,12 +61,13 @@ def make_payload(kind):
     return (b"x" * PAYLOAD_BYTES, list(range(PAYLOAD_INTS)))
 
 
-def check_payload(kind, echoed):
+def check_payloads(kind, echoes):
+    """Whether every task echoed its payload intact."""
     if kind == "none":
-        return echoed is None
-    data, numbers = echoed
-    return (len(data) == PAYLOAD_BYTES and len(numbers) == PAYLOAD_INTS
-            and numbers[-1] == PAYLOAD_INTS - 1)
+        return echoes.count(None) == len(echoes)
+    return all(len(data) == PAYLOAD_BYTES and len(numbers) == PAYLOAD_INTS
+               and numbers[-1] == PAYLOAD_INTS - 1
+               for data, numbers in echoes)
 
 
 PI = 3.14159265358979323

@@ -53,13 +53,32 @@ def test_every_method_and_workload_returns_checked_results(
         method, workload, recorded):
     timer = runnable(params(method, workload))
     try:
-        assert timer(1) > 0
-        assert timer(2) > 0
+        for loops in (1, 2):
+            wall, cpu = timer(loops)
+            assert wall > 0 and cpu > 0
     finally:
         timer.close()
-    assert recorded["tasks_checked"] == 2 * (1 + 1 + 2)  # warm-up batch too
+    # A pool's priming tasks (one per worker) are checked too; the caller
+    # has nothing to prime.
+    primed = 0 if method in executor.IN_CALLER else 2
+    assert recorded["tasks_checked"] == primed + 2 * (1 + 2)
     assert recorded["peak_uss_bytes"] > 0
     assert recorded["cpu_percent"] > 0
+
+
+@pytest.mark.parametrize("method", ["thread", "process-fork"])
+def test_warm_starts_every_worker_before_the_clock(method):
+    import threading
+    threads = threading.active_count()
+    children = set(psutil.Process().children())
+    timer = runnable(params(method, "sleep", workers=4, count=4))
+    try:
+        if method == "thread":
+            assert threading.active_count() - threads == 4
+        else:
+            assert len(set(psutil.Process().children()) - children) == 4
+    finally:
+        timer.close()
 
 
 @pytest.mark.parametrize("phase", ["cold", "teardown"])
@@ -68,10 +87,19 @@ def test_every_method_and_workload_returns_checked_results(
 def test_cold_and_teardown(method, phase, recorded):
     timer = runnable(params(method, "trivial", phase))
     try:
-        assert timer(2) > 0
+        wall, cpu = timer(2)
     finally:
         timer.close()
+    assert wall > 0
     assert recorded["tasks_checked"] == 4
+    if method == "thread":
+        # Over the sampled windows only: at most every CPU busy (the
+        # clock's own reads once counted made a 0.1 ms shutdown look like
+        # 1300%).  Not for pool processes: psutil reads their CPU in 10 ms
+        # ticks, coarser than these ms windows.
+        limit = 100.0 * psutil.cpu_count() * 1.2
+        assert 0 <= recorded["cpu_percent"] <= limit
+        assert cpu <= limit / 100 * wall
     assert timer.pool is None  # every executor it made was shut down
 
 
@@ -83,7 +111,8 @@ def test_large_payload_round_trips(method, recorded):
         timer(1)
     finally:
         timer.close()
-    assert recorded["tasks_checked"] == 4
+    assert recorded["tasks_checked"] == (
+        2 if method in executor.IN_CALLER else 4)
 
 
 @pytest.mark.parametrize("method", ["serial", "thread", "process-fork",
@@ -96,6 +125,19 @@ def test_a_wrong_result_fails_loudly(method):
             timer(1)
     finally:
         timer.close()
+
+
+def test_a_short_batch_or_a_damaged_payload_fails_loudly():
+    batch = executor.Batch(params("serial", payload="large"))
+    good = batch.serial()
+    batch.check([good, good])
+    with pytest.raises(RuntimeError,
+                       match=r"returned \[1, 2\] results for 2 tasks"):
+        batch.check([good, good[:1]])
+    data, numbers = good[0][1]
+    with pytest.raises(RuntimeError, match="payload came back wrong"):
+        batch.check([good, [good[0], (good[0][0], (data[1:], numbers))]])
+    assert batch.checked == 4
 
 
 def test_nbody_energy_is_the_known_one():

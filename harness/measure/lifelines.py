@@ -54,10 +54,8 @@ def reap_orphans():
     running: anything left is a process a case left behind.
     """
     import psutil
-    try:
-        left = psutil.Process().children(recursive=True)
-    except psutil.Error:
-        return 0
+    from gilbench.measure.metrics import descendants
+    left = descendants()
     for process in left:
         try:
             process.kill()
