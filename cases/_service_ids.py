@@ -11,11 +11,12 @@ import collections
 import functools
 import itertools
 import operator
+import platform
 import struct
 import threading
 import time
 
-from gilbench.api import import_extension, record
+from gilbench.api import Unavailable, import_extension, record
 
 CYTHON_MODULE = "gilbench.extensions._service_cy"
 CFFI_MODULE = "gilbench.extensions._service_cffi"
@@ -113,39 +114,76 @@ def node_of(id_, seq_bits=SEQ_BITS):
 
 
 # --- checks on the ids of one value ------------------------------------------
-# They run after every value, off the clock, on up to millions of ids:
-# their loops stay in C where they can (comprehensions, map, Counter).
+# They run after every value, off the clock, on up to millions of ids: one
+# pass over each flow in C (the Cython module's tally) where it is built.
 
 def _nodes(ids):
     return [(id_ >> SEQ_BITS) & NODE_MASK for id_ in ids]
 
 
-def duplicates(id_lists):
-    every = [i for ids in id_lists for i in ids]
-    return len(every) - len(set(every))
+def _increasing(ids):
+    """Whether every id is larger than the one before it (then no node's
+    ids are out of order)."""
+    return not any(map(operator.le, itertools.islice(ids, 1, None), ids))
+
+
+def tally_python(ids):
+    """({node: ids of that node}, ids that came after a larger or equal id
+    of the same node) of one flow's ids in arrival order, the only order
+    a node promises: the Cython module's ``tally`` in Python."""
+    nodes = _nodes(ids)
+    counts = dict(collections.Counter(nodes))
+    if _increasing(ids):
+        return counts, 0
+    disorder, last = 0, {}
+    for id_, node in zip(ids, nodes):
+        if node in last and id_ <= last[node]:
+            disorder += 1
+        last[node] = id_
+    return counts, disorder
+
+
+_TALLY = []
+
+
+def tally(ids):
+    """tally_python(ids), in C where the Cython module is built; not on
+    PyPy, whose JIT runs the Python faster than a C extension reads a
+    list there."""
+    if not _TALLY:
+        module = None
+        if platform.python_implementation() != "PyPy":
+            try:
+                module = import_extension(CYTHON_MODULE)
+            except Unavailable:
+                pass
+        _TALLY.append(getattr(module, "tally", tally_python))
+    return _TALLY[0](ids)
+
+
+def duplicates(id_lists, disorder=None):
+    """Ids handed out more than once.  ``disorder``: the lists' tallied
+    disorder, when known; 0 in a lone list means no id twice (a repeated
+    id is out of order), with nothing to sort.  Otherwise the lists are
+    increasing runs (a flow's ids follow the clock), which sorting merges
+    quickly."""
+    if len(id_lists) < 2 and disorder == 0:
+        return 0
+    every = sorted(itertools.chain.from_iterable(id_lists))
+    return sum(map(operator.eq, itertools.islice(every, 1, None), every))
 
 
 def nonmonotonic(id_lists):
-    """Ids that came after a larger id of the same node in one list (one
-    flow's replies in arrival order: the only order a node promises)."""
-    bad = 0
-    for ids in id_lists:
-        nodes = _nodes(ids)
-        if len(set(nodes)) == 1:  # one node (in process): all in C
-            bad += sum(map(operator.le, itertools.islice(ids, 1, None), ids))
-            continue
-        last = {}
-        for id_, node in zip(ids, nodes):
-            if id_ <= last.get(node, -1):
-                bad += 1
-            last[node] = id_
-    return bad
+    """Ids that came after a larger id of the same node in one list."""
+    return sum(disorder for _, disorder in map(tally, id_lists))
 
 
-def served(id_lists, nodes):
+def served(id_lists, nodes, tallied=None):
+    """Ids per node, for ``nodes`` and any other node that answered, in
+    node order; ``tallied``: the lists' tallies, when made already."""
     counts = collections.Counter()
-    for ids in id_lists:
-        counts.update(_nodes(ids))
+    for per_node, _ in tallied or map(tally, id_lists):
+        counts.update(per_node)
     return [counts[node] for node in sorted(set(nodes) | set(counts))]
 
 
@@ -157,12 +195,14 @@ class DuplicateIds(RuntimeError):
 def record_value(wall, id_lists, errors, nodes, requests):
     """Record one value's checks and counts; DuplicateIds when an id came
     twice (a broken server is not a throughput)."""
-    counts = served(id_lists, nodes)
+    tallied = [tally(ids) for ids in id_lists]
+    disorder = sum(count for _, count in tallied)
+    counts = served(id_lists, nodes, tallied)
     answered = sum(counts)
-    twice = duplicates(id_lists)
+    twice = duplicates(id_lists, disorder)
     record(ids_per_s=answered / wall if wall > 0 else 0.0,
            requests=requests, errors=errors, duplicates=twice,
-           nonmonotonic=nonmonotonic(id_lists),
+           nonmonotonic=disorder,
            served=",".join(str(c) for c in counts),
            fairness_pct=(100.0 * min(counts) * len(counts) / answered
                          if answered else 0.0))

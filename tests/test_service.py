@@ -142,6 +142,33 @@ def test_checks_count_duplicates_disorder_and_shares():
     assert ids_module.served(lists, [1, 2, 3]) == [4, 2, 0]
 
 
+def test_a_lone_flow_in_order_has_no_duplicates_to_sort_for():
+    node = lambda n, seq: (n << ids_module.SEQ_BITS) | seq  # noqa: E731
+    twice = [[node(1, 1), node(1, 1)]]
+    assert ids_module.nonmonotonic(twice) == 1  # so it is sorted: found
+    assert ids_module.duplicates(twice, disorder=1) == 1
+    assert ids_module.duplicates([[node(1, 1), node(1, 2)]], disorder=0) == 0
+
+
+def test_the_c_tally_counts_as_the_python_one():
+    import random
+    cython = pytest.importorskip(ids_module.CYTHON_MODULE)
+    node = lambda n, seq, tick: (  # noqa: E731
+        tick << (ids_module.NODE_BITS + ids_module.SEQ_BITS)
+        | n << ids_module.SEQ_BITS | seq)
+    rng = random.Random(7)
+    for _ in range(500):
+        nodes = rng.sample(range(1 << ids_module.NODE_BITS), 3)
+        ids = sorted(node(rng.choice(nodes), rng.randint(0, 3),
+                          rng.randint(0, 20)) for _ in range(40))
+        for _ in range(rng.randint(0, 4)):  # some out of order
+            i, j = rng.randrange(40), rng.randrange(40)
+            ids[i], ids[j] = ids[j], ids[i]
+        ids += rng.sample(ids, rng.randint(0, 2)) + [-1] * rng.randint(0, 2)
+        assert cython.tally(ids) == ids_module.tally_python(ids), ids
+    assert cython.tally([]) == ({}, 0)
+
+
 # --- the service, in this process --------------------------------------------
 
 def make_service(backend="python", threaded=False, servers=2, clients=2,
