@@ -3,7 +3,7 @@ perfectly -- the control every other family's scaling is read against.
 
 Each worker (a thread, or a worker process) calls extensions/ceiling.c's
 cl_spin once per loop: about ``CALL_US`` microseconds of serially
-dependent xorshift steps (calibrated once per process, recorded as
+dependent xorshift steps (calibrated once per benchmark, recorded as
 ``ns_per_iter``, ``calibration_ms`` and ``iterations``) on its own state,
 one 128-byte aligned block allocated per worker before the clock.  The GIL
 is released around the call, nothing is shared or locked, and no worker

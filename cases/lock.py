@@ -2,7 +2,7 @@
 
 Every call goes into extensions/lock.c, which takes a lock of kind ``kind``
 around a critical section of ``cs_ns`` nanoseconds of work (lk_work,
-calibrated once per process so the axis is in real nanoseconds) and a
+calibrated once per benchmark so the axis is in real nanoseconds) and a
 plain, non-atomic counter increment:
 
 * ``kind``: ``none`` (the call alone, the gil family's "trivial"), ``mutex``
