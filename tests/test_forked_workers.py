@@ -64,3 +64,31 @@ def test_fresh_workers_do_not_inherit_before_fork(tmp_path):
 ])
 def test_a_call_in_a_fork_returns_what_it_wrote_and_its_code(main, expected):
     assert forking.call(main) == expected
+
+
+def test_forks_inherit_platforms_answers_instead_of_asking_again(
+        monkeypatch):
+    import platform
+    import subprocess
+    forking.call(lambda fd: 0)  # asks before it forks
+    bits = platform.architecture()
+
+    def no_process(*args, **kwargs):
+        raise AssertionError("started a process to ask again")
+    monkeypatch.setattr(subprocess, "check_output", no_process)
+    assert platform.architecture() == bits  # file -b
+    assert platform.platform(True, False)  # uname -p
+
+
+def test_pyperfs_hook_list_is_read_once(monkeypatch):
+    import importlib.metadata
+    from gilbench.measure import forkedworkers, program
+    forkedworkers.remember_hooks()
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("read every distribution's metadata again")
+    monkeypatch.setattr(importlib.metadata, "entry_points", no_reading)
+
+    class AnotherRunner(program.HarnessRunner):
+        """pyperf allows one Runner of a class per process."""
+    program.make_runner(AnotherRunner)
