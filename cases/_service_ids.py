@@ -174,7 +174,8 @@ def duplicates(id_lists, disorder=None):
 
 
 def nonmonotonic(id_lists):
-    """Ids that came after a larger id of the same node in one list."""
+    """Ids that came after a larger or equal id of the same node in one
+    list."""
     return sum(disorder for _, disorder in map(tally, id_lists))
 
 

@@ -16,9 +16,8 @@ SMALL = ["--module", CASES, "--threads", "1", "-p", "3", "-n", "1", "-w", "0",
          "--min-time", "0.001"]
 
 
-def measured_runs(tmp_path, *options, **kwargs):
+def measured_runs(tmp_path, *options, case="workerstart.identify.*"):
     output = tmp_path / "out.json"
-    case = kwargs.get("case", "workerstart.identify.*")
     made = run_harness("run", "-o", output, "--case", case,
                        *(SMALL + list(options)))
     assert made.code == 0, made

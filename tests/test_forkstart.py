@@ -8,7 +8,8 @@ import pytest
 from gilbench.runner import forkstart
 
 pytestmark = pytest.mark.skipif(not forkstart.possible(),
-                                reason="no fork, or a free-threaded build")
+                                reason="no fork, or a runner whose GIL an "
+                                "import enabled")
 
 
 def run(tmp_path, main, preexec=lambda: None):
@@ -80,3 +81,10 @@ def test_poll_says_none_until_it_ends(tmp_path):
     finally:
         os.write(writable, b"x")
     assert process.wait() == 0 and process.poll() == 0
+
+
+def test_no_fork_once_the_runners_gil_was_enabled_by_an_import(monkeypatch):
+    from gilbench.measure import gilguard
+    monkeypatch.setattr(gilguard, "reenabled_reason",
+                        lambda: "failed: GIL re-enabled by import of x")
+    assert not forkstart.possible()

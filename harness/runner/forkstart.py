@@ -2,8 +2,9 @@
 interpreter is up and pyperf imported already, so the program skips an
 interpreter start and its imports.
 
-Not on a free-threaded build: an import in the runner may have enabled
-the GIL there, and a fork would inherit that state."""
+On a free-threaded build only while the runner's GIL is as a fresh
+program's would be: an import in the runner may have enabled it, and a
+fork would inherit that."""
 import os
 import signal
 import sys
@@ -12,7 +13,7 @@ from gilbench.measure import forking, gilguard
 
 
 def possible():
-    return hasattr(os, "fork") and not gilguard.free_threaded_build()
+    return hasattr(os, "fork") and gilguard.reenabled_reason() is None
 
 
 def start(main, output, preexec):
