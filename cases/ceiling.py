@@ -96,7 +96,7 @@ class Spinners(object):
 
 def calibrate_cython(params):
     """Calibrate cl_spin in the benchmark program (before_fork): its
-    processes inherit the rate instead of each taking ~16 ms for it."""
+    processes inherit the rate instead of each calibrating again."""
     import_extension(CYTHON_MODULE).ns_per_iter()
 
 

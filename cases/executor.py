@@ -193,7 +193,7 @@ class Batch(object):
         """Check the results of each batch in ``batches`` (of ``count``
         tasks, by default the batch's).  Workloads are deterministic, so
         each distinct result is checked once: the checks follow every
-        value, off the clock, over up to ~10^5 batches."""
+        value, off the clock, over every batch of the value."""
         count = self.count if count is None else count
         if any(len(results) != count for results in batches):
             raise RuntimeError("a batch returned %r results for %d tasks"

@@ -93,7 +93,7 @@ def _cs_iters(params, key="cs_ns"):
 
 def _calibrate_once(params):
     """Calibrate lk_work in the benchmark program (before_fork): its
-    processes inherit the rate instead of each taking ~16 ms for it."""
+    processes inherit the rate instead of each calibrating again."""
     import_extension(CYTHON_MODULE).ns_per_iter()
 
 

@@ -93,10 +93,9 @@ def test_cold_and_teardown(method, phase, recorded):
     assert wall > 0
     assert recorded["tasks_checked"] == 4
     if method == "thread":
-        # Over the sampled windows only: at most every CPU busy (the
-        # clock's own reads once counted made a 0.1 ms shutdown look like
-        # 1300%).  Not for pool processes: psutil reads their CPU in 10 ms
-        # ticks, coarser than these ms windows.
+        # Over the sampled windows only, so at most every CPU busy, the
+        # clock's own reads not counted.  Not for pool processes: psutil
+        # reads their CPU in clock ticks, coarser than these windows.
         limit = 100.0 * psutil.cpu_count() * 1.2
         assert 0 <= recorded["cpu_percent"] <= limit
         assert cpu <= limit / 100 * wall

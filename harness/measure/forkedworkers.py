@@ -45,7 +45,7 @@ def remember_hooks():
     """Make pyperf's list of installed hooks an answer forks inherit.
 
     Every pyperf Runner lists them (importlib.metadata's entry points:
-    every installed distribution's metadata read, ~6 ms), and a benchmark
+    every installed distribution's metadata read), and a benchmark
     makes one Runner in its program and one in each worker."""
     if _hooks is None or getattr(_hooks.get_hooks, "remembered", False):
         return

@@ -62,7 +62,7 @@ _CHILDREN_LISTS = "/proc/%d/task/%s/children"
 def descendants():
     """This process's live descendants (psutil.Process).  Linux lists each
     thread's children in /proc: a few small reads, where psutil's own
-    search reads every process on the machine (ms per call)."""
+    search reads every process on the machine."""
     if not os.path.exists(_CHILDREN_LISTS % (os.getpid(), os.getpid())):
         try:
             return _PROCESS.children(recursive=True)
