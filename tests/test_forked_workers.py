@@ -81,13 +81,12 @@ def test_forks_inherit_platforms_answers_instead_of_asking_again(
 
 def test_pyperfs_hook_list_is_read_once(monkeypatch):
     import importlib.metadata
-    from gilbench.measure import forkedworkers, program
-    forkedworkers.remember_hooks()
+    from gilbench.measure import program, pyperfinternals
+    pyperfinternals.remember_hooks()
 
     def no_reading(*args, **kwargs):
         raise AssertionError("read every distribution's metadata again")
     monkeypatch.setattr(importlib.metadata, "entry_points", no_reading)
 
-    class AnotherRunner(program.HarnessRunner):
-        """pyperf allows one Runner of a class per process."""
-    program.make_runner(AnotherRunner)
+    program.make_runner()
+    pyperfinternals.forget_runner(program.HarnessRunner)

@@ -23,41 +23,10 @@ import sys
 
 import pyperf
 
-from gilbench.measure import forking
-
-try:  # pyperf >= 2.0
-    from pyperf._manager import Manager
-    _PYPERF_MANAGE = pyperf.Runner._manager
-except ImportError:  # pyperf 1.x, the last on Python 2.7
-    from pyperf._master import Master as Manager
-    _PYPERF_MANAGE = pyperf.Runner._master
-
-try:  # pyperf >= 2.7
-    from pyperf import _hooks
-except ImportError:
-    _hooks = None
+from gilbench.measure import forking, pyperfinternals
 
 FORK = "fork"
 FRESH = "fresh interpreter"
-
-
-def remember_hooks():
-    """Make pyperf's list of installed hooks an answer forks inherit.
-
-    Every pyperf Runner lists them (importlib.metadata's entry points:
-    every installed distribution's metadata read), and a benchmark
-    makes one Runner in its program and one in each worker."""
-    if _hooks is None or getattr(_hooks.get_hooks, "remembered", False):
-        return
-    try:
-        hooks = list(_hooks.get_hooks())
-    except Exception:  # noqa: BLE001 -- pyperf will say it when it asks
-        return
-
-    def get_hooks():
-        return hooks
-    get_hooks.remembered = True
-    _hooks.get_hooks = get_hooks
 
 
 def wanted(args):
@@ -73,25 +42,15 @@ def manage(runner, worker_main):
     worker ``worker_main(cmd)`` in a fork when :func:`wanted`, ``cmd``
     the worker's command line as pyperf would start it."""
     if not wanted(runner.args):
-        return _PYPERF_MANAGE(runner)
-    manager = Manager(runner)
+        return pyperfinternals.manage_as_pyperf(runner)
 
-    def spawn_worker(calibrate_loops, calibrate_warmups):
+    def spawn_worker(manager, calibrate_loops, calibrate_warmups):
         said, code = forking.call(lambda writable: worker_main(
-            manager.worker_cmd(calibrate_loops, calibrate_warmups,
-                               str(writable))))
+            pyperfinternals.worker_command(
+                manager, calibrate_loops, calibrate_warmups, writable)))
         if code:
             # pyperf's words, so run names a signal or says the worker's
             raise RuntimeError("%s failed with exit code %s"
                                % (manager.python, code))
         return pyperf.BenchmarkSuite.loads(said) if said.strip() else None
-
-    manager.spawn_worker = spawn_worker
-    # The rest as pyperf's own Runner._manager has it.
-    if runner.args.verbose and runner._worker_task > 0:
-        print()
-    bench = manager.create_bench()
-    if not runner.args.quiet:
-        print()
-    runner._display_result(bench)
-    return bench
+    return pyperfinternals.manage_with(runner, spawn_worker)

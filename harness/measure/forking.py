@@ -7,12 +7,18 @@ The runner forks benchmark programs (gilbench.runner.forkstart), and a
 benchmark program forks its loop calibration and its workers
 (gilbench.measure.loopcalibration, gilbench.measure.forkedworkers).
 
+What a fork resets, re-seeds or shares on purpose: docs/architecture.rst
+("What a fork inherits"); :func:`_begin` does the first two.
+
 Worker side: Python 2.7 compatible.  POSIX only.
 """
 import os
 import platform
+import random
 import sys
 import traceback
+
+from gilbench.measure import pyperfinternals
 
 
 class ForkedProcess(object):
@@ -45,6 +51,7 @@ def start(main):
         return ForkedProcess(pid)
     code = 1
     try:
+        _begin()
         code = exit_code(main())
     except SystemExit as exc:
         code = exit_code(exc.code)
@@ -53,6 +60,42 @@ def start(main):
     finally:
         flush()
         os._exit(code)
+
+
+_parent_only = set()  # descriptors no fork of this process may hold
+
+
+def parent_only(fd):
+    """Close ``fd`` in every fork :func:`start` makes from now on (a
+    run's output lock: a fork's leftover would keep it locked)."""
+    _parent_only.add(fd)
+
+
+def shared_with_forks(fd):
+    """Undo :func:`parent_only` (before ``fd`` is closed here)."""
+    _parent_only.discard(fd)
+
+
+def _begin():
+    """Start the fork as a new process: without the descriptors that are
+    its parent's alone, with an empty pyperf watchdog (a dead Runner
+    class's id must not refuse the fork's own) and its own random
+    streams, as a fresh interpreter's would be (Python 2.7 does not
+    re-seed ``random`` in a fork; numpy never re-seeds its global)."""
+    for fd in _parent_only:
+        os.close(fd)
+    _parent_only.clear()
+    pyperfinternals.forget_runners()
+    new_random_streams()
+
+
+def new_random_streams():
+    """Seed ``random`` and numpy's global generator from the OS, as a
+    fresh interpreter does, in a process that forked from another."""
+    random.seed()
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed()
 
 
 def call(main):

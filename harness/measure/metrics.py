@@ -7,7 +7,15 @@ import psutil
 
 from gilbench.measure import gilguard
 
-_PROCESS = psutil.Process()
+_process = [None]
+
+
+def this_process():
+    """psutil's handle on this process, made anew in a fork (a handle
+    inherited from the parent would read the parent)."""
+    if _process[0] is None or _process[0].pid != os.getpid():
+        _process[0] = psutil.Process()
+    return _process[0]
 
 
 def process_cpu_seconds():
@@ -26,7 +34,7 @@ def process_cpu_seconds():
 def cpu_affinity():
     """CPUs this process may run on, else all of the machine's."""
     try:
-        return sorted(_PROCESS.cpu_affinity())
+        return sorted(this_process().cpu_affinity())
     except (AttributeError, NotImplementedError, psutil.Error):
         return list(range(psutil.cpu_count() or 1))
 
@@ -65,7 +73,7 @@ def descendants():
     search reads every process on the machine."""
     if not os.path.exists(_CHILDREN_LISTS % (os.getpid(), os.getpid())):
         try:
-            return _PROCESS.children(recursive=True)
+            return this_process().children(recursive=True)
         except psutil.Error:
             return []
     found, parents = [], [os.getpid()]

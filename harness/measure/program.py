@@ -26,8 +26,8 @@ import pyperf
 
 from gilbench.errors import UsageError
 from gilbench.measure import (forkedworkers, gilguard, lifelines,
-                              loopcalibration, metrics, pinning, record,
-                              timers)
+                              loopcalibration, metrics, pinning,
+                              pyperfinternals, record, timers)
 from gilbench.model import drivers, registry
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
@@ -44,22 +44,22 @@ EXIT_REFUSED = 3
 PROGRAM_ARGS = ["-m", "gilbench", "bench"]  # after the interpreter
 
 
-class HarnessRunner(pyperf.Runner):
+class HarnessRunner(pyperfinternals.Runner):
     """A Runner that points gilbench.measure.record at the run being measured.
 
     pyperf offers no public way for a time function to add per-run metadata;
     the task's metadata dict is copied into the Run after the last value, so
-    record() writes there.  This override and the master's
-    (gilbench.measure.forkedworkers) are the only uses of pyperf internals.
+    record() writes there.  Every pyperf internal this takes is in
+    gilbench.measure.pyperfinternals.
     """
 
     time_function = None
     worker_start = forkedworkers.FRESH
 
-    def _worker(self, task):
+    def run_worker(self, task):
         record.set_sink(task.metadata)
-        record.record(worker_start=self.worker_start)
-        pyperf.Runner._worker(self, task)
+        record.record_facts(worker_start=self.worker_start)
+        pyperfinternals.Runner.run_worker(self, task)
         # The run is in the master's pipe now.  Exit at once: a thread or
         # process the case leaked must not keep this worker (and so the
         # benchmark) alive until the timeout.
@@ -69,17 +69,14 @@ class HarnessRunner(pyperf.Runner):
         sys.stderr.flush()
         os._exit(0)
 
-    def _manager(self):
+    def manage(self):
         return forkedworkers.manage(self, forked_worker)
-
-    _master = _manager  # the name in pyperf 1.x (Python 2.7)
 
 
 def forked_worker(cmd):
     """Be the worker that ``cmd`` (pyperf's command line) would start."""
     class ForkedWorker(HarnessRunner):
-        """pyperf allows one Runner of a class per process, and the master
-        this is a fork of has made one."""
+        """Says in each run's metadata that its worker was a fork."""
         worker_start = forkedworkers.FORK
     return main(cmd[1 + len(PROGRAM_ARGS):], ForkedWorker)
 
@@ -99,7 +96,7 @@ def add_harness_options(cmd, args):
 
 
 def make_runner(runner_class=HarnessRunner):
-    forkedworkers.remember_hooks()
+    pyperfinternals.remember_hooks()
     runner = runner_class(
         processes=DEFAULT_PROCESSES,
         values=DEFAULT_VALUES,
@@ -146,7 +143,7 @@ class TimeFunction(object):
         # The last `values` calls of a worker are its measured values.
         self.utilisations.append(utilisation)
         recent = self.utilisations[-self.runner.args.values:]
-        record.record(cpu_utilisation=sum(recent) / len(recent))
+        record.record_facts(cpu_utilisation=sum(recent) / len(recent))
         return wall
 
     def close(self):
@@ -172,7 +169,7 @@ class TimeFunction(object):
         count = drivers.count_axis(bench.spec.driver)
         if pin is not None and count:
             facts["pinned_cpus"] = pin.describe(bench.params[count])
-        record.record(**facts)
+        record.record_facts(**facts)
 
 
 def refuse(status_path, reason):
@@ -230,10 +227,10 @@ _OWN = ("bench_case", "bench_params", "status", "module", "pin_threads",
 def check_pyperf_options(options):
     """Raise UsageError unless pyperf accepts ``options`` and they leave
     the harness's own options alone (abbreviations included)."""
-    class OptionsOnly(HarnessRunner):
-        """pyperf allows one Runner of a class per process, and a
-        benchmark program forked from this one makes the real one."""
-    runner = make_runner(OptionsOnly)
+    runner = make_runner()
+    # Nothing of a Runner made only for its parser may stay in pyperf's
+    # watchdog, which the benchmark programs forked from here inherit.
+    pyperfinternals.forget_runner(HarnessRunner)
 
     def refuse_option(message):
         raise UsageError("bad pyperf option: %s" % message)

@@ -3,8 +3,11 @@
 A custom case calls it from its time function (peak memory, requests per
 process, errors...); the values land in the pyperf run being measured,
 beside ``cpu_utilisation``.  Keys are checked like axis names, values must
-be int, float or a one-line str (pyperf's metadata rules).  Outside a
-benchmark (a test calling the case directly) it only checks its input.
+be int, float or a one-line str (pyperf's metadata rules).  Keys that
+pyperf or gilbench write into every run are refused: pyperf would
+overwrite ``loops`` or ``duration`` after the values, and a case's
+``cpu_utilisation`` would stand for the harness's.  Outside a benchmark
+(a test calling the case directly) it only checks its input.
 """
 from gilbench.errors import UsageError
 
@@ -12,15 +15,36 @@ _sink = [None]  # the metadata dict of the run being measured, if any
 
 try:
     _TEXT = (str, unicode)  # noqa: F821 -- Python 2.7
+    _NUMBERS = (int, long, float)  # noqa: F821 -- pyperf 1.x takes long
 except NameError:
     _TEXT = (str,)
+    _NUMBERS = (int, float)
+
+# What pyperf's worker writes into each run, and gilbench's per-run facts
+# (gilbench.model.resultformat).
+RESERVED = frozenset([
+    "loops", "duration", "name", "unit", "inner_loops", "warmups", "values",
+    "calibrate_loops", "recalibrate_loops", "calibrate_warmups",
+    "recalibrate_warmups", "date", "hostname",
+    "cpu_utilisation", "cpus_usable", "cpu_affinity_effective", "python_gil",
+    "py_gil_disabled_build", "worker_start"])
 
 
 def record(**metadata):
     """Add ``metadata`` to the current pyperf run (last value wins)."""
+    for key in metadata:
+        if key in RESERVED:
+            raise UsageError("record(%s=...): %r is metadata pyperf or "
+                             "gilbench writes into every run; choose "
+                             "another name" % (key, key))
+    record_facts(**metadata)
+
+
+def record_facts(**metadata):
+    """:func:`record` for the harness's own per-run facts."""
     for key, value in metadata.items():
         if isinstance(value, bool) or not isinstance(
-                value, (int, float) + _TEXT):
+                value, _NUMBERS + _TEXT):
             raise UsageError("record(%s=%r): values must be int, float or "
                              "str" % (key, value))
         if isinstance(value, _TEXT) and (not value.strip()

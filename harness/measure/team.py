@@ -6,6 +6,7 @@ import threading
 import time
 import traceback
 
+from gilbench.measure.forking import new_random_streams
 from gilbench.measure.lifelines import die_with_parent
 from gilbench.signals import signal_name
 
@@ -37,6 +38,7 @@ def last_line():
 
 def _child_main(main, index, conn, arrived, go, unavailable, args):
     die_with_parent()
+    new_random_streams()  # siblings must not draw the same numbers
     try:
         main(Member(index, conn, arrived, go, unavailable), *args)
     except KeyboardInterrupt:  # Ctrl-C reaches every process: no traceback

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy
 
 from gilbench.errors import OneLineErrorParser, UsageError
+from gilbench.measure import pyperfinternals
 from gilbench.report import (cells, compare_scaling, intervals, kinds,
                              loader, render)
 from gilbench.report.output import add_output_options, emit, output_format
@@ -34,14 +35,6 @@ SIGNIFICANCE = (
     "process-to-process spread is called; run with more processes (-p N) "
     "for a sharper test.  Untested changes never fail --fail-above."
     % ALPHA)
-
-
-def _pyperf_statistics():
-    # pyperf keeps these in private modules (pyperf 2.x exposes no public
-    # compare API); requirements-report.txt pins pyperf>=2.8.
-    from pyperf._compare import format_normalized_mean
-    from pyperf._utils import geometric_mean
-    return format_normalized_mean, geometric_mean
 
 
 @dataclass
@@ -162,7 +155,7 @@ def _change_cell(change):
     """The change with the bootstrap interval of changed / base mean as
     percentages; flagged not significant (?) when that interval holds 0%
     (the significant column is the t-test, which --fail-above uses)."""
-    format_normalized_mean, _ = _pyperf_statistics()
+    format_normalized_mean, _ = pyperfinternals.compare_helpers()
     if change.norm is None:
         return cells.missing("n/a: not measured on both sides")
     interval = kinds.ratio_interval(change.changed, change.base)
@@ -208,7 +201,7 @@ def family_table(family, base_file, changed_file, family_changes):
 
 
 def _summary_row(pair_label, family, family_changes):
-    format_normalized_mean, geometric_mean = _pyperf_statistics()
+    format_normalized_mean, geometric_mean = pyperfinternals.compare_helpers()
     norms = [c.norm for c in family_changes if c.norm is not None]
     slower = [c for c in family_changes if c.slower]
     faster = [c for c in family_changes if c.faster]

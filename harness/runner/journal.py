@@ -42,6 +42,7 @@ import time
 
 from gilbench import atomicfile
 from gilbench.errors import UsageError
+from gilbench.measure import forking
 
 JOURNAL_FORMAT = 1
 _ENTRY = re.compile(r"^(\d{4,})\.entry\.json$")
@@ -206,6 +207,7 @@ class OutputLock(object):
                 _refuse_if_owned(self.path)
             elif _still_at(fd, self.path):
                 self.fd = fd
+                forking.parent_only(fd)
             else:  # a finishing run unlinked it after we opened it
                 os.close(fd)
         try:
@@ -223,6 +225,7 @@ class OutputLock(object):
             os.remove(self.path)
         except OSError:
             pass
+        forking.shared_with_forks(self.fd)
         os.close(self.fd)
         self.fd = None
 
@@ -232,8 +235,9 @@ def _open_lock_file(path):
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except (IOError, OSError) as exc:
         raise UsageError("cannot lock %r: %s" % (path, exc.strerror or exc))
-    # Benchmark programs must not inherit it (Python 2 passes fds down):
-    # an orphan they leave would keep the output locked.
+    # Benchmark programs must not inherit it (Python 2 passes fds down,
+    # and a fork keeps them all): an orphan they leave would keep the
+    # output locked.
     flags = fcntl.fcntl(fd, fcntl.F_GETFD)
     fcntl.fcntl(fd, fcntl.F_SETFD, flags | fcntl.FD_CLOEXEC)
     return fd
