@@ -4,7 +4,10 @@ benchmark failing only now and then is state a fork inherits (the main
 job's random failure was pyperf's watchdog refusing a forked worker).
 
 Usage: python bench/fork_stress.py [--python PATH] [--times 5]
-           [--case 'executor.*.cold.*' ...] [-- run options]
+           [--case 'executor.*' ...] [-- run options]
+
+Without --case it runs the executor family's cold and teardown phases
+(``--case 'executor.*' --param phase=cold,teardown``).
 
 Each run writes a fresh file; the failures are read from its
 ``gilbench_missing`` metadata (reasons starting ``failed:``), and each
@@ -21,7 +24,8 @@ import sys
 import tempfile
 import time
 
-DEFAULT_CASES = ["executor.*.cold.*", "executor.*.teardown.*"]
+DEFAULT_SELECTION = ["--case", "executor.*", "--param",
+                     "phase=cold,teardown"]
 
 
 def failures(path):
@@ -33,13 +37,11 @@ def failures(path):
             if entry["reason"].startswith("failed")]
 
 
-def one_run(python, cases, extra, output):
+def one_run(python, selection, output):
     cmd = [python, "-m", "gilbench", "run", "-o", output]
-    for case in cases:
-        cmd += ["--case", case]
     started = time.time()
     with open(os.devnull, "w") as quiet:
-        code = subprocess.call(cmd + extra, stdout=quiet)
+        code = subprocess.call(cmd + selection, stdout=quiet, stderr=quiet)
     return code, time.time() - started
 
 
@@ -50,19 +52,24 @@ def main():
     parser.add_argument("--case", action="append")
     args, extra = parser.parse_known_args()
     extra = [a for a in extra if a != "--"]
-    cases = args.case or DEFAULT_CASES
+    selection = extra
+    for case in args.case or ():
+        selection += ["--case", case]
+    if not args.case:
+        selection += DEFAULT_SELECTION
     reasons = collections.Counter()
     directory = tempfile.mkdtemp(prefix="gilbench-fork-stress-")
     for index in range(args.times):
         output = os.path.join(directory, "run%d.json" % index)
-        code, wall = one_run(args.python, cases, extra, output)
+        code, wall = one_run(args.python, selection, output)
         failed = failures(output) if os.path.exists(output) else [
             "no result file (exit %d)" % code]
         reasons.update(failed)
         print("run %d: exit %d, %.1f s, %d failed"
               % (index + 1, code, wall, len(failed)))
     print("%d runs of %s on %s: %d failed benchmarks"
-          % (args.times, " ".join(cases), args.python, sum(reasons.values())))
+          % (args.times, " ".join(selection), args.python,
+             sum(reasons.values())))
     for reason, count in reasons.most_common():
         print("  %dx %s" % (count, reason))
     return 1 if reasons else 0

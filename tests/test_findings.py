@@ -309,3 +309,28 @@ def test_intervals_resample_processes_then_values():
     assert low < 1.05 and high > 1.95
     low, high = intervals.bounds(intervals.Resampler().means(one))
     assert low > 1.1 and high < 1.9
+
+
+# -- what cannot be answered here ---------------------------------------------
+
+def test_a_question_about_more_threads_than_cpus_says_so(tmp_path):
+    asked = "nogil/gil at 4 threads?"
+    meant = "nogil/gil oversubscribed?"
+    found = answers(tmp_path, [
+        finding(asked, SLOWDOWN, at={"threads": 4}),
+        finding(meant, SLOWDOWN, at={"threads": 4}, oversubscribed=True)],
+        [(call("gil", threads=4), spread(1.0e-6, 0.01)),
+         (call("nogil", threads=4), spread(2.0e-6, 0.01))], cpus_usable=2)
+    assert found[asked].text == ("n/a: the question reads 4 workers at "
+                                 "once; this machine has 2 usable CPUs")
+    assert found[meant].text.startswith("2.00x [")
+
+
+def test_a_best_of_with_a_failed_member_names_the_failure(tmp_path):
+    question = "fastest variant?"
+    cell = answers(tmp_path, [finding(question, best(over="variant"))],
+                   [(call("gil"), spread(1.0e-6, 0.01)),
+                    (call("nogil"), spread(2.0e-6, 0.01))],
+                   missing=[(call("spin"), "failed: worker killed by "
+                             "SIGSEGV")])[question]
+    assert cell.missing and cell.text == "failed: worker killed by SIGSEGV"

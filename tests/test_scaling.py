@@ -57,8 +57,29 @@ def test_two_points_or_only_oversubscribed_counts_are_not_fitted():
     assert scalability.not_fitted(two, 2) == (
         "n/a: 2 count(s) measured, a fit needs 3")
     beyond = [(1, 1.0, None), (3, 1.9, None), (4, 1.9, None)]
-    assert "exceeds the 2 usable CPUs" in scalability.not_fitted(beyond, 2)
+    assert scalability.not_fitted(beyond, 2) == (
+        "n/a: a fit needs 3 counts within the usable CPUs; this machine "
+        "has 2")
     assert scalability.not_fitted(beyond, 4) is None
+
+
+def test_a_fit_whose_parameters_span_their_range_is_no_answer():
+    wide = scalability.Fit(0.5, 0.2, (0.0, 1.0), (0.0, 0.9), 1.5, None, 3)
+    assert "leave s undetermined" in scalability.undetermined(wide)
+    narrow = scalability.Fit(0.05, 0.002, (0.03, 0.07), (0.001, 0.003),
+                             21.8, (15.0, 30.0), 8)
+    assert scalability.undetermined(narrow) is None
+
+
+def test_on_two_cpus_the_fit_says_why_it_cannot_answer(tmp_path):
+    times = usl_times(0.08, 0.004, [1, 2, 3, 4])
+    decl = scaling(over="threads")
+    results = write(tmp_path, [finding("fit?", decl)],
+                    [table("fit", rows="variant", cell=decl)], times, cpus=2)
+    (row,) = findings.findings_table(results, ["syn"]).rows
+    assert row.answers[0].text == (
+        "n/a: a fit needs 3 counts within the usable CPUs; this machine "
+        "has 2")
 
 
 def work(n, variant="threads", family="syn", **more):

@@ -19,12 +19,15 @@ from gilbench.model.resultformat import CELL_KINDS, INTERPRETER
 from gilbench.model.tables import cell_dimensions
 
 
-def finding(question, cell, at=None, evidence=None):
+def finding(question, cell, at=None, evidence=None, oversubscribed=False):
     """One question and how the results answer it.
 
     ``evidence`` is the title of the family's table that shows the
     answer in context (the HTML page links to it); by default the first
-    table declared with the same computation.
+    table declared with the same computation.  A question that reads
+    more threads or processes at once than the machine has usable CPUs
+    is answered "n/a" there, unless ``oversubscribed`` says that is the
+    question.
     """
     at = dict(at or {})
     if not isinstance(cell, dict) or cell.get("kind") not in CELL_KINDS:
@@ -35,7 +38,7 @@ def finding(question, cell, at=None, evidence=None):
                          "findings table's columns, not a finding"
                          % question)
     return {"question": question, "cell": cell, "at": at,
-            "evidence": evidence}
+            "evidence": evidence, "oversubscribed": bool(oversubscribed)}
 
 
 def named_dimensions(declaration):

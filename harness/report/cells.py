@@ -101,6 +101,26 @@ def missing(reason):
     return Cell(reason, missing=True)
 
 
+PROBLEMS = ("failed", "hung")
+
+
+def problem(reasons):
+    """The first failure or hang among the reasons a cell's members have
+    no value, else None: a cell that reads a failed benchmark says so,
+    never another member's n/a nor a number computed without it."""
+    for reason in reasons:
+        if reason and reason.startswith(PROBLEMS):
+            return reason
+    return None
+
+
+def first_reason(reasons):
+    """What a cell missing several members says: a failure or hang
+    first, else the first reason given."""
+    given = [reason for reason in reasons if reason]
+    return problem(given) or (given[0] if given else None)
+
+
 def raw(record):
     """``1.00us +- 60.0ns``, flagged."""
     text = "%s +- %s" % (format_quantity(record.mean, record.unit),

@@ -63,14 +63,25 @@ def point(kind, at, records):
     return dims, None
 
 
-def answer(kind, at, records, lookup, interpreter):
+def answer(kind, declaration, records, lookup, interpreter):
     """One finding's Cell for one result file's records of its family
-    (``lookup`` finds among them), computed by ``kind`` near ``at``."""
+    (``lookup`` finds among them), computed by ``kind`` near its point."""
     if not records:
         return cells.missing(cells.NOT_RUN)
-    dims, reason = point(kind, at, records)
+    dims, reason = point(kind, declaration["at"], records)
     if dims is None:
         return cells.missing(reason)
+    if not declaration.get("oversubscribed"):
+        # A count the cell consumes (a fit's, a crossover's) is its own
+        # business; one the point pins is the question's.
+        crowded = [r for r in records
+                   if r.oversubscribed and r.count_axis not in kind.consumed
+                   and pivot.matches(r, dims)]
+        if crowded:
+            return cells.missing(
+                "n/a: the question reads %d workers at once; this machine "
+                "has %d usable CPUs" % (crowded[0].concurrency,
+                                        crowded[0].cpus_usable))
     return kind.answer(lookup, {**dims, INTERPRETER: interpreter})
 
 
@@ -125,7 +136,7 @@ def findings_table(results, families):
         for declaration in findings:
             kind = kindmap.make({"cell": declaration["cell"], "note": ""},
                                 axes, ceiling)
-            answers = [answer(kind, declaration["at"], records, lookup,
+            answers = [answer(kind, declaration, records, lookup,
                               result.interpreter)
                        for records, lookup, result
                        in zip(per_file, lookups, results)]

@@ -215,9 +215,8 @@ class Speedup(Judged):
         if this is None or base is None:
             if reason == NOT_RUN == base_reason:
                 return cells.missing(NOT_RUN)
-            return cells.missing(reason
-                                 or _twin_missing(base_reason, over,
-                                                  baseline))
+            return cells.missing(cells.first_reason(
+                [reason, _twin_missing(base_reason, over, baseline)]))
         factor = 1.0
         if self.spec["scaled"]:
             if not (_is_number(dims[over]) and _is_number(baseline)):
@@ -281,9 +280,9 @@ class Ratio(Judged):
         denominator, den_reason, fallback = self.denominator(lookup, dims)
         if reason == NOT_RUN and den_reason == NOT_RUN:
             return numerator, denominator, NOT_RUN, fallback
-        reason = (_twin_missing(reason, over, self.spec["numerator"])
-                  or _twin_missing(den_reason, over,
-                                   self.spec["denominator"]))
+        reason = cells.first_reason([
+            _twin_missing(reason, over, self.spec["numerator"]),
+            _twin_missing(den_reason, over, self.spec["denominator"])])
         return numerator, denominator, reason, fallback
 
     def judged(self, lookup, dims):
@@ -373,9 +372,10 @@ class Crossover(Ratio):
 
     def measure(self, lookup, dims):
         points, reasons, fallback = self.points(lookup, dims)
-        if len(points) < 2:
-            why = (reasons[0] if reasons
-                   else "n/a: only one %s measured" % self.spec["along"])
+        failed = cells.problem(reasons)
+        if len(points) < 2 or failed:
+            why = (cells.first_reason(reasons)
+                   or "n/a: only one %s measured" % self.spec["along"])
             return Cell(why, missing=True, fallback=fallback), None
         marks = cells.flags(*[r for p in points for r in p[1:]])
         xs = [p[0] for p in points]
@@ -501,8 +501,9 @@ class Best(Judged):
 
     def judged(self, lookup, dims):
         found, reasons = self.candidates(lookup, dims)
-        if not found:
-            return cells.missing(reasons[0]), None
+        failed = cells.problem(reasons)
+        if not found or failed:
+            return cells.missing(cells.first_reason(reasons)), None
         highest = self.spec["pick"] == "highest"
         ranked = sorted(found, key=lambda c: c[2], reverse=highest)
         if len(ranked) == 1:

@@ -225,6 +225,8 @@ def _fitted_curves(ax, facet):
         if scalability.not_fitted(points, None):
             continue
         fit = scalability.fit(points)
+        if scalability.undetermined(fit):
+            continue
         grid = numpy.linspace(1, max(p[0] for p in points), 40)
         line, = ax.plot(grid, fit.speedup(grid), color=one.colour,
                         linestyle=":", linewidth=0.9, label="_nolegend_")

@@ -54,15 +54,34 @@ def peak_of(s, k):
     return max(1.0, math.sqrt(max(1.0 - s, 0.0) / k))
 
 
+# A parameter whose interval spans more than this share of its range,
+# [0, 1], is not determined by the points: the fit is no answer.
+UNDETERMINED = 0.5
+
+
 def not_fitted(points, cpus):
     """Why ``points`` ([(N, speedup, spread)]) cannot be fitted, or
-    None."""
+    None.  Counts beyond the usable CPUs measure oversubscription, not
+    the law's contention and coherence: they do not count."""
     counts = sorted({n for n, _, _ in points})
     if len(counts) < MIN_POINTS:
         return "n/a: %d count(s) measured, a fit needs %d" % (
             len(counts), MIN_POINTS)
-    if cpus and all(n > cpus for n in counts if n > 1):
-        return "n/a: every count above 1 exceeds the %d usable CPUs" % cpus
+    within = [n for n in counts if not cpus or n <= cpus]
+    if len(within) < MIN_POINTS:
+        return ("n/a: a fit needs %d counts within the usable CPUs; this "
+                "machine has %d" % (MIN_POINTS, cpus))
+    return None
+
+
+def undetermined(fit):
+    """Why a Fit answers nothing (a parameter's interval covers most of
+    its range, or it has none), or None."""
+    for name, interval in (("s", fit.s_interval), ("k", fit.k_interval)):
+        if interval is None or interval[1] - interval[0] > UNDETERMINED:
+            return ("n/a: the counts measured leave %s undetermined (its "
+                    "interval covers most of [0, 1]); more counts within "
+                    "the usable CPUs would tell" % name)
     return None
 
 

@@ -33,7 +33,7 @@ class Efficiency(Speedup):
         many, many_reason = self.ceiling.get(
             {**base, axis: dims[self.spec["over"]]})
         if one is None or many is None:
-            why = reason or many_reason
+            why = cells.first_reason([reason, many_reason])
             return NO_CEILING if why == cells.NOT_RUN else why
         return one, many
 
@@ -135,7 +135,11 @@ class Scaling(Speedup):
         reason = scalability.not_fitted(points, cpus)
         if reason:
             return cells.missing(reason)
-        return scalability.fit(points), records
+        fit = scalability.fit(points)
+        reason = scalability.undetermined(fit)
+        if reason:
+            return cells.missing(reason)
+        return fit, records
 
     def cell(self, lookup, dims):
         found = self.fitted(lookup, dims)
@@ -149,8 +153,8 @@ class Scaling(Speedup):
     def describe(self, grid):
         return ("The speedups over %s fitted: s (contention), k "
                 "(coherence) and the N where the fitted curve peaks, each "
-                "with its interval; a fit needs %d counts, not all beyond "
-                "the usable CPUs. %s." % (
+                "with its interval; a fit needs %d counts within the usable "
+                "CPUs, and is n/a where s or k stays undetermined. %s." % (
                     self.spec["over"], scalability.MIN_POINTS,
                     scalability.METHOD))
 
