@@ -338,5 +338,5 @@ FINDINGS = [
     finding("Duplicate ids over UDP, 2 server processes (must be 0)?",
             recorded("duplicates"),
             at=dict(_UDP_AT, backend="python", servers=2),
-            evidence="UDP duplicate ids"),
+            evidence="UDP duplicate ids", oversubscribed=True),
 ]

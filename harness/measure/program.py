@@ -25,8 +25,8 @@ import sys
 import pyperf
 
 from gilbench.errors import UsageError
-from gilbench.measure import (forkedworkers, gilguard, lifelines,
-                              loopcalibration, metrics, pinning,
+from gilbench.measure import (foreign, forkedworkers, gilguard,
+                              lifelines, loopcalibration, metrics, pinning,
                               pyperfinternals, record, timers)
 from gilbench.model import drivers, registry
 
@@ -129,22 +129,36 @@ class TimeFunction(object):
         self.bench = bench
         self.timer = None
         self.utilisations = []
+        self.foreign = []  # other processes' share of the CPUs, per call
+        self.cpus = None
 
     def __call__(self, loops):
         try:
             if self.timer is None:
                 self._set_up()
+            others = foreign.ForeignClock(self.cpus)
             wall, utilisation = self.timer(loops)
+            share = others.share()
         except registry.Unavailable as exc:  # e.g. a thread could not pin
             refuse(self.runner.args.status, "n/a: %s" % (exc,))
         reason = gilguard.reenabled_reason()  # an import inside work()
         if reason:
             refuse(self.runner.args.status, reason)
-        # The last `values` calls of a worker are its measured values.
-        self.utilisations.append(utilisation)
-        recent = self.utilisations[-self.runner.args.values:]
-        record.record_facts(cpu_utilisation=sum(recent) / len(recent))
+        self._record(utilisation, share)
         return wall
+
+    def _record(self, utilisation, share):
+        """The run's CPU figures: means over its measured values, which
+        are a worker's last ``values`` calls."""
+        count = self.runner.args.values
+        self.utilisations.append(utilisation)
+        recent = self.utilisations[-count:]
+        record.record_facts(cpu_utilisation=sum(recent) / len(recent))
+        if share is not None:
+            self.foreign.append(share)
+            recent = self.foreign[-count:]
+            record.record_facts(
+                foreign_cpu=max(0.0, sum(recent) / len(recent)))
 
     def close(self):
         if self.timer is not None:
@@ -153,8 +167,8 @@ class TimeFunction(object):
 
     def _set_up(self):
         args, bench = self.runner.args, self.bench
-        pin = (pinning.Pinning(metrics.cpu_affinity())
-               if args.pin_threads else None)
+        self.cpus = metrics.cpu_affinity()  # before any thread is pinned
+        pin = pinning.Pinning(self.cpus) if args.pin_threads else None
         pinning.set_current(pin)
         prepared = bench.spec.prepare(dict(bench.params))
         self.timer = timers.make_timer(

@@ -27,7 +27,7 @@ RESERVED = frozenset([
     "calibrate_loops", "recalibrate_loops", "calibrate_warmups",
     "recalibrate_warmups", "date", "hostname",
     "cpu_utilisation", "cpus_usable", "cpu_affinity_effective", "python_gil",
-    "py_gil_disabled_build", "worker_start"])
+    "py_gil_disabled_build", "worker_start", "foreign_cpu"])
 
 
 def record(**metadata):

@@ -3,20 +3,39 @@ from __future__ import annotations
 
 import math
 
-from gilbench.report.model import Cell
+from gilbench.report.model import BUSY_SHARE, Cell
 
 NOISY_RSD = 0.05  # relative std dev above which a value is flagged
 NOISY_MARK = "~"
 OVERSUBSCRIBED_MARK = "^"
+BUSY_MARK = "!"
 NOT_SIGNIFICANT_MARK = "?"
-LEGEND = ("[low-high]: 95%% confidence interval (bootstrap over the worker "
-          "processes and their values); %s: not significant (the interval "
-          "reaches 1, the runner-up is within reach, or too few values to "
-          "tell); %s: relative std dev above %d%% (noisy); %s: more threads "
-          "or processes than usable CPUs (oversubscribed)."
-          % (NOT_SIGNIFICANT_MARK, NOISY_MARK, NOISY_RSD * 100,
-             OVERSUBSCRIBED_MARK))
+# An interval whose high bound is more than this many times its low one (an
+# order of magnitude) tells nothing: the cell says "too noisy to tell".
+TOO_NOISY = 10.0
+LEGEND = ("[low-high]: 95%% confidence interval (the worker processes' "
+          "spread and the run-to-run drift); \"too noisy to tell\": an "
+          "interval whose ends are more than %gx apart; %s: not "
+          "significant (the interval reaches 1, the runner-up is within "
+          "reach, or too few values to tell); %s: relative std dev above "
+          "%d%% (noisy); %s: more threads or processes than usable CPUs "
+          "(oversubscribed); %s: measured while other processes took over "
+          "%d%% of its CPUs (busy machine)."
+          % (TOO_NOISY, NOT_SIGNIFICANT_MARK, NOISY_MARK, NOISY_RSD * 100,
+             OVERSUBSCRIBED_MARK, BUSY_MARK, BUSY_SHARE * 100))
 NOT_RUN = "n/a: not run"
+
+
+def too_noisy(interval):
+    if interval is None:
+        return False
+    low, high = interval
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return False  # a crossover's "never" or "always" bound
+    if low <= 0:
+        return high > 0  # a positive quantity that may as well be none
+    return high / low > TOO_NOISY
+
 
 _UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"))
 _SI = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
@@ -94,6 +113,8 @@ def flags(*records, significant=None):
         marks += NOISY_MARK
     if any(r.oversubscribed for r in records):
         marks += OVERSUBSCRIBED_MARK
+    if any(r.busy for r in records):
+        marks += BUSY_MARK
     return marks
 
 

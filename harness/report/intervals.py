@@ -1,25 +1,37 @@
-"""Confidence intervals of derived cells: a seeded percentile bootstrap.
+"""Confidence intervals of derived cells: a parametric bootstrap of each
+benchmark's mean under a two-level variance model.
 
 Every derived number (a ratio, a speedup, a throughput, a crossover, a
-best-of margin) is a function of benchmark means.  Each benchmark's
-pyperf values are resampled RESAMPLES times (numpy's Generator), giving
-RESAMPLES resampled means per benchmark; the function is applied to them
-resample by resample, and the interval is the central LEVEL of the
-results (numpy.quantile).  A bootstrap needs no
-assumption about the shape of the ratio's distribution (a ratio of means
-is skewed) and handles crossovers and best-of choices, which have no
-closed form.  Each benchmark's generator is seeded from its own identity,
-so a re-render draws the same numbers and a cell's interval does not
-depend on what else the page holds.
+best-of margin) is a function of benchmark means.  Each benchmark gets
+RESAMPLES draws of its mean; the function is applied to them draw by
+draw, and the interval is the central LEVEL of the results
+(numpy.quantile).  Drawing needs no closed form for a ratio of means, a
+crossover or a best-of choice.  Each benchmark's generator is seeded from
+its own identity, so a re-render draws the same numbers and a cell's
+interval does not depend on what else the page holds.
 
-The resampling is hierarchical, as the values were made: first the
-worker processes (pyperf's runs) with replacement, then each picked
-process's values with replacement.  Values of one process share its
-start-up luck (where its threads landed, how the GIL was handed over),
-so resampling them as independent draws made intervals too narrow: an
-A/A pair of runs differed "significantly" in 28% of its benchmarks.  A
-benchmark with fewer than MIN_VALUES values has no interval, and nothing
-computed from it is called significant.
+What a draw's spread must hold is what a re-run would change (Kalibera
+and Jones, "Rigorous Benchmarking in Reasonable Time", 2013: variation
+enters at every level of repetition, and the level above the one
+resampled decides whether a re-run agrees).  Two levels are modelled,
+on the log of the mean (times are positive and vary by factors):
+
+- between worker processes: the variance of the log process means over
+  the number of processes, never below the values' own variance over
+  their number (which is all one process gives).  With pyperf's default
+  two processes this estimate is itself rough, which the next level
+  absorbs;
+- between runs: RUN_DRIFT, the relative standard deviation of a
+  benchmark's mean from one run to the next beyond its processes'
+  spread, measured on this project's 2-core machines by A/A re-runs
+  (bench/coverage.py; docs/reading.rst gives the figures).  No single
+  run can see it: the machine's state drifts between benchmarks minutes
+  apart.
+
+A draw is the mean times exp(N(0, sd)) with sd the square root of the
+two variances added (numpy's Generator).  A benchmark with fewer than
+MIN_VALUES values has no interval, and nothing computed from it is
+called significant.
 """
 from __future__ import annotations
 
@@ -32,21 +44,25 @@ from gilbench.model.resultformat import INTERPRETER
 RESAMPLES = 2000
 LEVEL = 0.95
 MIN_VALUES = 2
-METHOD = ("percentile bootstrap over each benchmark's worker processes "
-          "and their pyperf values (%d resamples, seeded)" % RESAMPLES)
+RUN_DRIFT = 0.05
+METHOD = ("parametric bootstrap of each benchmark's mean: the variance "
+          "of its worker processes' means plus a run-to-run drift of "
+          "%g%% measured by A/A re-runs (%d draws, seeded)"
+          % (RUN_DRIFT * 100, RESAMPLES))
 NOTE = "[low-high]: its 95%% confidence interval, by %s." % METHOD
 
 
 class Resampler:
-    """Resampled means of records, drawn once per record and kept."""
+    """Drawn means of records, drawn once per record and kept."""
 
-    def __init__(self):
+    def __init__(self, drift=RUN_DRIFT):
+        self.drift = drift
         self._means = {}
 
     def means(self, record, samples=None):
-        """RESAMPLES resampled means of the record's pyperf values
-        (process, then value), or of ``samples`` (one number per run,
-        resampled flat); None with fewer than MIN_VALUES."""
+        """RESAMPLES drawn means of the record's pyperf values (grouped
+        by worker process), or of ``samples`` (one number per run, each
+        a group); None with fewer than MIN_VALUES."""
         if samples is None:
             groups = record.run_values or (record.values,)
         else:
@@ -57,26 +73,37 @@ class Resampler:
         found = self._means.get(identity)
         if found is None:
             seed = zlib.crc32(repr(identity[:2]).encode())
-            found = self._means[identity] = _hierarchical(
-                numpy.random.default_rng(seed), groups)
+            found = self._means[identity] = _drawn_means(
+                numpy.random.default_rng(seed), groups, self.drift)
         return found
 
 
-def _hierarchical(generator, groups):
-    """RESAMPLES means of ``groups`` resampled with replacement, then
-    each picked group's members with replacement; weighted by group size
-    so that equal groups give the plain mean."""
-    sizes = numpy.array([len(group) for group in groups], dtype=float)
-    group_means = numpy.empty((len(groups), RESAMPLES))
-    for index, group in enumerate(groups):
-        data = numpy.asarray(group, dtype=float)
-        picks = generator.integers(0, len(data), size=(RESAMPLES, len(data)))
-        group_means[index] = data[picks].mean(axis=1)
-    chosen = generator.integers(0, len(groups),
-                                size=(RESAMPLES, len(groups)))
-    weights = sizes[chosen]
-    picked = group_means[chosen, numpy.arange(RESAMPLES)[:, None]]
-    return (picked * weights).sum(axis=1) / weights.sum(axis=1)
+def between_processes(groups):
+    """The variance of the mean of ``groups`` (a tuple of values per
+    worker process) from process to process: of the process means over
+    their number, and never below what the values' own scatter gives (two
+    process means can agree by chance)."""
+    data = numpy.concatenate([numpy.asarray(g, dtype=float) for g in groups])
+    scatter = float(numpy.var(data, ddof=1)) / len(data)
+    if len(groups) < 2:
+        return scatter
+    means = numpy.array([numpy.mean(group) for group in groups])
+    return max(float(numpy.var(means, ddof=1)) / len(means), scatter)
+
+
+def _drawn_means(generator, groups, drift):
+    """The mean times exp(N(0, sd)) in log terms (times, rates: positive,
+    varying by factors); a recorded figure that can be 0 or negative
+    (errors, violations) draws the same variance added, not multiplied."""
+    data = numpy.concatenate([numpy.asarray(g, dtype=float) for g in groups])
+    mean = data.mean()
+    if (data > 0).all():
+        logged = tuple(numpy.log(numpy.asarray(g, dtype=float))
+                       for g in groups)
+        spread = numpy.sqrt(between_processes(logged) + drift ** 2)
+        return mean * numpy.exp(generator.normal(0.0, spread, RESAMPLES))
+    spread = numpy.sqrt(between_processes(groups) + (drift * mean) ** 2)
+    return mean + generator.normal(0.0, spread, RESAMPLES)
 
 
 def bounds(samples):

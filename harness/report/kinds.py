@@ -124,13 +124,28 @@ class Judged(Value):
         found, context = self.judged(lookup, dims)
         if context is None:
             return found
-        return replace(found, text=self.wording(found, context))
+        return _unless_too_noisy(replace(found,
+                                         text=self.wording(found, context)))
 
     def answer(self, lookup, dims):
         found, context = self.judged(lookup, dims)
         if context is None:
             return found
-        return replace(found, text=self.brief(found, context))
+        return _unless_too_noisy(replace(found,
+                                         text=self.brief(found, context)))
+
+
+def _unless_too_noisy(found):
+    """A Cell whose interval spans more than cells.TOO_NOISY (high over
+    low) says so instead of a number, and is never significant."""
+    interval = found.interval
+    if not cells.too_noisy(interval):
+        return found
+    flags = found.flags if cells.NOT_SIGNIFICANT_MARK in found.flags \
+        else cells.NOT_SIGNIFICANT_MARK + found.flags
+    return replace(found, text=spaced("too noisy to tell",
+                                      interval_text(interval)),
+                   significant=False, flags=flags)
 
 
 class Throughput(Value):

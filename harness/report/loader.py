@@ -120,6 +120,8 @@ def _measured(path, bench, meta):
         cpu_utilisation=_mean_over_runs(runs, "cpu_utilisation"),
         recorded={k: sum(v) / len(v) for k, v in per_run.items()},
         recorded_runs=per_run, count_axis=_count_axis(meta),
+        foreign_cpu=max(per_run.get("foreign_cpu", (None,)),
+                        key=lambda share: share or 0.0),
         values=tuple(bench.get_values()),
         run_values=tuple(tuple(run.values) for run in runs))
 

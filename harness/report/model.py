@@ -10,6 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 COUNT_AXES = ("threads", "processes")  # the drivers' count axes
+# Another process's share of the CPUs above which a benchmark's values are
+# not this machine's to give: one CPU of two busy reads 0.5; an idle
+# machine's tick rounding stays near 0.
+BUSY_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,8 @@ class Record:
     # each key's mean over the measured runs (gilbench.api.record)
     recorded_runs: dict = field(default_factory=dict)  # key -> per run
     count_axis: str | None = None  # "threads", "processes" (its driver's)
+    foreign_cpu: float | None = None  # most other processes took of the
+    # CPUs while one of its runs was measured (None: not recorded)
     reason: str | None = None  # "n/a: ...", "failed: ...", "hung: ..."
     values: tuple = ()  # pyperf's values, for compare's significance test
     run_values: tuple = ()  # the same values, a tuple per worker process
@@ -43,6 +49,12 @@ class Record:
     @property
     def oversubscribed(self):
         return self.concurrency > self.cpus_usable
+
+    @property
+    def busy(self):
+        """Measured while other processes took a real share of its
+        CPUs (gilbench.measure.foreign)."""
+        return (self.foreign_cpu or 0.0) > BUSY_SHARE
 
 
 @dataclass
