@@ -1,6 +1,8 @@
 """A busy machine is seen: each run records the share of its CPUs other
 processes took while its values were measured (``foreign_cpu``,
-gilbench.measure.foreign), and the report flags such benchmarks."""
+gilbench.measure.foreign), a busy benchmark is measured again at the end
+of the run (gilbench.runner.remeasure), and the report flags one still
+busy."""
 import os
 import subprocess
 import sys
@@ -27,9 +29,16 @@ def test_the_busy_time_of_the_cpus_grows_with_work():
     for i in range(3000000):
         total += i
     assert foreign.busy_seconds(cpus) > before
+    others, capacity = clock.window()
     # Our own work is ours: what is left is someone else's, near nothing
     # or more, never the whole machine.
-    assert clock.share() < 1.0
+    assert others < capacity
+
+
+def test_a_share_is_told_only_over_windows_long_enough():
+    assert foreign.share([(0.05, 0.1)]) is None
+    assert foreign.share([(0.05, 0.1), (0.05, 0.1)]) == pytest.approx(0.5)
+    assert foreign.share([(-0.01, 0.1), (0.0, 0.1)]) == 0.0
 
 
 @needs_proc_stat
@@ -47,6 +56,8 @@ def test_a_cpu_hog_beside_a_run_is_recorded_and_flagged(tmp_path):
             hog.kill()
             hog.wait()
     assert made.code == 0, made
+    # Measured again at the end, beside the same hogs: still busy.
+    assert "measuring 1 benchmark(s) again" in made.stderr, made
     bench, = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
     shares = [run.get_metadata()["foreign_cpu"] for run in bench.get_runs()
               if run.values]
@@ -56,3 +67,20 @@ def test_a_cpu_hog_beside_a_run_is_recorded_and_flagged(tmp_path):
         record, = loader.load_results([str(output)])[0].records
         assert record.busy
         assert cells.BUSY_MARK in cells.flags(record)
+
+
+@needs_proc_stat
+def test_a_busy_benchmark_is_measured_again_and_the_quiet_one_kept(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("GILBENCH_TEST_HOG_MARKER", str(tmp_path / "hog"))
+    output = tmp_path / "again.json"
+    made = run_harness("run", "-o", output, "--module",
+                       os.path.join(ROOT, "tests", "busy_cases.py"),
+                       "--threads", "1", "-p", "2", "-n", "3", "-w", "0",
+                       "--min-time", "0.05")
+    assert made.code == 0, made
+    assert "measuring 1 benchmark(s) again" in made.stderr, made
+    bench, = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
+    shares = [run.get_metadata()["foreign_cpu"] for run in bench.get_runs()
+              if run.values]
+    assert max(shares) < 0.2, shares

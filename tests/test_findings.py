@@ -357,3 +357,19 @@ def test_a_best_of_with_a_failed_member_names_the_failure(tmp_path):
                    missing=[(call("spin"), "failed: worker killed by "
                              "SIGSEGV")])[question]
     assert cell.missing and cell.text == "failed: worker killed by SIGSEGV"
+
+
+def test_a_user_family_reading_the_ceiling_measures_it_too(tmp_path):
+    module = os.path.join(ROOT, "tests", "ceiling_user_cases.py")
+    output = tmp_path / "mine.json"
+    made = run_harness("run", "-o", output, "--module", module,
+                       "--threads", "1,2", "-p", "1", "-n", "2", "-w", "0",
+                       "--min-time", "0.002")
+    assert made.code == 0, made
+    results = loader.load_results([str(output)])
+    families = {r.dims["family"] for r in results[0].records}
+    assert families == {"usersum", "ceiling"}
+    (row,) = findings.findings_table(results, ["usersum"]).rows
+    answer = row.answers[0]
+    assert not answer.missing, answer
+    assert re.match(r"(\d\.\d\d|too noisy to tell) \[", answer.text), answer

@@ -6,8 +6,8 @@ ticks.  Over a window, the busy time of the CPUs this process may use,
 less this process tree's own CPU time, over the window's length times
 those CPUs, is the share of them something else had: about 0 on an idle
 machine, about 0.5 with a CPU hog beside a benchmark on two CPUs.  Ticks
-are coarse (10 ms) against a 40 ms value, so a window's figure is not
-clipped at 0: the run's mean over its values is (metrics' readers do).
+are coarse (10 ms) against a 40 ms value, so the share is told over a
+run's measured values together, and only when they last long enough.
 Where /proc/stat is missing the share is None.
 
 Worker side: Python 2.7 compatible.
@@ -18,6 +18,9 @@ from gilbench.measure.metrics import TreeCpuClock
 from gilbench.model.casehelpers import perf_counter
 
 _STAT = "/proc/stat"
+# CPU seconds of windows below which a share is not told: each read is
+# off by up to a tick per CPU, so a one-loop value could read anything.
+MIN_CAPACITY = 0.2
 # After the name: user nice system idle iowait irq softirq steal ...
 _BUSY_FIELDS = (0, 1, 2, 5, 6, 7)
 
@@ -51,7 +54,7 @@ def busy_seconds(cpus):
 
 
 class ForeignClock(object):
-    """The share of ``cpus`` other processes used since creation."""
+    """What other processes took of ``cpus`` since creation."""
 
     def __init__(self, cpus):
         self._cpus = list(cpus)
@@ -59,13 +62,23 @@ class ForeignClock(object):
         self._tree = TreeCpuClock()
         self._start = perf_counter()
 
-    def share(self):
-        """Unclipped: a tick's rounding can make it a little negative."""
-        if self._busy is None or not self._cpus:
-            return None
-        elapsed = perf_counter() - self._start
+    def window(self):
+        """(CPU seconds other processes used, CPU seconds there were:
+        the window's length times the CPUs), or None where /proc/stat
+        cannot tell."""
         busy = busy_seconds(self._cpus)
-        if busy is None or elapsed <= 0:
+        if busy is None or self._busy is None or not self._cpus:
             return None
-        own = self._tree.elapsed()
-        return (busy - self._busy - own) / (elapsed * len(self._cpus))
+        capacity = (perf_counter() - self._start) * len(self._cpus)
+        return busy - self._busy - self._tree.elapsed(), capacity
+
+
+def share(windows):
+    """Other processes' share of the CPUs over ``windows`` (pairs from
+    :meth:`ForeignClock.window`), or None when they add up to too little
+    for the ticks to tell (MIN_CAPACITY)."""
+    foreign = sum(window[0] for window in windows)
+    capacity = sum(window[1] for window in windows)
+    if capacity < MIN_CAPACITY:
+        return None
+    return max(0.0, foreign / capacity)

@@ -129,7 +129,7 @@ class TimeFunction(object):
         self.bench = bench
         self.timer = None
         self.utilisations = []
-        self.foreign = []  # other processes' share of the CPUs, per call
+        self.foreign = []  # what other processes took of the CPUs, per call
         self.cpus = None
 
     def __call__(self, loops):
@@ -138,27 +138,27 @@ class TimeFunction(object):
                 self._set_up()
             others = foreign.ForeignClock(self.cpus)
             wall, utilisation = self.timer(loops)
-            share = others.share()
+            window = others.window()
         except registry.Unavailable as exc:  # e.g. a thread could not pin
             refuse(self.runner.args.status, "n/a: %s" % (exc,))
         reason = gilguard.reenabled_reason()  # an import inside work()
         if reason:
             refuse(self.runner.args.status, reason)
-        self._record(utilisation, share)
+        self._record(utilisation, window)
         return wall
 
-    def _record(self, utilisation, share):
+    def _record(self, utilisation, window):
         """The run's CPU figures: means over its measured values, which
         are a worker's last ``values`` calls."""
         count = self.runner.args.values
         self.utilisations.append(utilisation)
         recent = self.utilisations[-count:]
         record.record_facts(cpu_utilisation=sum(recent) / len(recent))
-        if share is not None:
-            self.foreign.append(share)
-            recent = self.foreign[-count:]
-            record.record_facts(
-                foreign_cpu=max(0.0, sum(recent) / len(recent)))
+        if window is not None:
+            self.foreign.append(window)
+            share = foreign.share(self.foreign[-count:])
+            if share is not None:
+                record.record_facts(foreign_cpu=share)
 
     def close(self):
         if self.timer is not None:

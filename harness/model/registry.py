@@ -38,7 +38,7 @@ from collections import OrderedDict
 from gilbench.errors import UsageError
 from gilbench.model import (axes as axes_module, drivers, findings, modules,
                             resultformat)
-from gilbench.model.tables import named_dimensions
+from gilbench.model.tables import CEILING, named_dimensions
 
 # Metadata keys an axis may not take: pyperf's own and gilbench's.
 RESERVED_KEYS = frozenset(resultformat.NAME_PARTS + (
@@ -360,15 +360,38 @@ def _check_params(found, selection):
             axis.parse(text)
 
 
+CEILING_MODULE = "gilbench.cases.ceiling"
+
+
 def load(module_names, selection=None, patterns=None):
-    """The ordered benchmark list for the given modules and selection."""
+    """The ordered benchmark list for the given modules and selection.
+    A case module whose declarations read the ceiling (efficiency
+    against CEILING) brings the built-in ceiling family along, and its
+    benchmarks are measured with the selection's."""
     selection = selection or Selection()
     found = load_specs(module_names)
+    ceiling = _ceiling_needed(found)
+    if ceiling:
+        found += load_specs([CEILING_MODULE])
     _check_params(found, selection)
     benchmarks = []
     for spec, declared in found:
         benchmarks.extend(expand(spec, declared, selection))
-    return select(benchmarks, patterns, selection)
+    chosen = select(benchmarks, patterns, selection)
+    if ceiling:
+        chosen += [b for b in benchmarks if b not in chosen
+                   and b.spec.family == resultformat.CEILING_FAMILY]
+    return chosen
+
+
+def _ceiling_needed(found):
+    """Whether declarations read the ceiling family, and it is not
+    among the loaded modules."""
+    if any(spec.family == resultformat.CEILING_FAMILY for spec, _ in found):
+        return False
+    cells = [item["cell"] for _, declared in found
+             for item in declared.tables + declared.findings]
+    return any(cell.get("against") == CEILING for cell in cells)
 
 
 def select(benchmarks, patterns, selection=None):

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import math
 
-from gilbench.report.model import BUSY_SHARE, Cell
+from gilbench.model.resultformat import BUSY_SHARE
+from gilbench.report.model import Cell
 
 NOISY_RSD = 0.05  # relative std dev above which a value is flagged
 NOISY_MARK = "~"
@@ -20,7 +21,8 @@ LEGEND = ("[low-high]: 95%% confidence interval (the worker processes' "
           "reach, or too few values to tell); %s: relative std dev above "
           "%d%% (noisy); %s: more threads or processes than usable CPUs "
           "(oversubscribed); %s: measured while other processes took over "
-          "%d%% of its CPUs (busy machine)."
+          "%d%% of its CPUs, and again so when measured a second time "
+          "(busy machine)."
           % (TOO_NOISY, NOT_SIGNIFICANT_MARK, NOISY_MARK, NOISY_RSD * 100,
              OVERSUBSCRIBED_MARK, BUSY_MARK, BUSY_SHARE * 100))
 NOT_RUN = "n/a: not run"

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gilbench.model.resultformat import BUSY_SHARE
+
 COUNT_AXES = ("threads", "processes")  # the drivers' count axes
-# Another process's share of the CPUs above which a benchmark's values are
-# not this machine's to give: one CPU of two busy reads 0.5; an idle
-# machine's tick rounding stays near 0.
-BUSY_SHARE = 0.2
 
 
 @dataclass(frozen=True)

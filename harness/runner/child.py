@@ -224,12 +224,15 @@ def _status_reason(path):
         return None
 
 
-def run_one(bench, args, pyperf_options, journal, index, echo=True):
+def run_one(bench, args, pyperf_options, journal, index, echo=True,
+            attempt=""):
     """Run benchmark ``index``'s pyperf program into the journal's work
-    files; return its failure reason, or None when it has values."""
-    output = journal.work_file(index, "pyperf.json")
-    stderr_path = journal.work_file(index, "stderr")
-    status = journal.work_file(index, "status")
+    files (their names start with ``attempt``: a second measurement
+    keeps the first's); return its failure reason, or None when it has
+    values."""
+    output = journal.work_file(index, attempt + "pyperf.json")
+    stderr_path = journal.work_file(index, attempt + "stderr")
+    status = journal.work_file(index, attempt + "status")
     # stdout too: pyperf's workers say what went wrong ("ERROR: ...") there.
     argv = command(bench, args, pyperf_options, output, status)
     code = call([sys.executable] + program.PROGRAM_ARGS + argv, args.timeout,

@@ -163,16 +163,22 @@ class Journal(object):
                 except OSError:  # a dying writer's file, already gone
                     pass
 
-    def commit(self, index, name, reason):
-        """Record benchmark ``index`` as done: measured (its pyperf file is
-        in place) when ``reason`` is None, else missing for ``reason``."""
+    def commit(self, index, name, reason, attempt=""):
+        """Record benchmark ``index`` as done: measured (its pyperf file,
+        of ``attempt``, is in place) when ``reason`` is None, else missing
+        for ``reason``.  Committing again replaces the entry whole."""
         entry = {"name": name, "reason": reason, "pyperf": None}
-        if reason is None:
-            pyperf_file = self.work_file(index, "pyperf.json")
-            _fsync_file(pyperf_file)
-            entry["pyperf"] = os.path.basename(pyperf_file)
-        write_durably(self._entry_file(index),
-                      json.dumps(entry, sort_keys=True))
+        try:
+            if reason is None:
+                pyperf_file = self.work_file(index, attempt + "pyperf.json")
+                _fsync_file(pyperf_file)
+                entry["pyperf"] = os.path.basename(pyperf_file)
+            write_durably(self._entry_file(index),
+                          json.dumps(entry, sort_keys=True))
+        except (IOError, OSError) as exc:  # e.g. the disk is full
+            raise UsageError("cannot write the run journal %r: %s; what "
+                             "finished before is kept (--resume)"
+                             % (self.path, exc.strerror or exc))
         return entry
 
     def pyperf_path(self, entry):

@@ -15,12 +15,11 @@ import signal
 import sys
 import time
 
-from gilbench.errors import UsageError
 from gilbench.measure import gilguard, lifelines, program
 from gilbench.model import registry, timeitspec
 from gilbench.model.registry import Unavailable
-from gilbench.runner import (calibration, child, journal, progress, results,
-                             timing)
+from gilbench.runner import (calibration, child, journal, progress,
+                             remeasure, results, timing)
 
 # Environment settings that change what the benchmarks measure (the
 # statement gilbench timeit hands over, the processes driver's start
@@ -108,6 +107,7 @@ def _run_owned(benchmarks, args, pyperf_options, book, started):
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         _run_all(benchmarks, args, pyperf_options, book, done)
+        remeasure.remeasure(benchmarks, args, pyperf_options, book, done)
     except (KeyboardInterrupt, Terminated) as exc:
         code = 143 if isinstance(exc, Terminated) else 130
         return _interrupted(benchmarks, book, output, code)
@@ -138,12 +138,7 @@ def _run_all(benchmarks, args, pyperf_options, book, done):
                                    echo=not args.quiet)
             to_run -= 1
         shown.finish(ran=bench.name not in skipped)
-        try:
-            done[index] = book.commit(index, bench.name, reason)
-        except (IOError, OSError) as exc:  # e.g. the disk is full
-            raise UsageError("cannot write the run journal %r: %s; what "
-                             "finished before is kept (--resume)"
-                             % (book.path, exc.strerror or exc))
+        done[index] = book.commit(index, bench.name, reason)
         if reason and not args.quiet:
             print("%s: %s" % (bench.name, reason))
 

@@ -1,0 +1,59 @@
+"""Measuring again, once, each benchmark whose values were taken on a
+busy machine: a run whose ``foreign_cpu`` (the share of its CPUs other
+processes took, gilbench.measure.foreign) is above
+``resultformat.BUSY_SHARE``.  At the end of the run, when whatever
+disturbed it may have passed; the quieter measurement is kept, and one
+still busy is flagged by the report.  The first measurement stays
+committed until the second is, so an interrupted re-measurement loses
+nothing.
+"""
+from __future__ import print_function
+
+import sys
+
+import pyperf
+
+from gilbench.model.resultformat import BUSY_SHARE
+from gilbench.runner import child
+
+AGAIN = "again."  # the second measurement's work files
+
+
+def busiest_share(path):
+    """The largest ``foreign_cpu`` among a pyperf file's measured runs
+    (0.0 where none recorded one)."""
+    bench = pyperf.Benchmark.load(path)
+    shares = [run.get_metadata().get("foreign_cpu", 0.0)
+              for run in bench.get_runs() if run.values]
+    return max(shares or [0.0])
+
+
+def busy_entries(book, done):
+    """{index: share} of the committed entries measured while busy."""
+    found = {}
+    for index, entry in done.items():
+        if entry["reason"] is None:
+            share = busiest_share(book.pyperf_path(entry))
+            if share > BUSY_SHARE:
+                found[index] = share
+    return found
+
+
+def remeasure(benchmarks, args, pyperf_options, book, done):
+    """Measure each busy benchmark of ``done`` once more; commit the
+    second measurement where it has values and was quieter."""
+    busy = busy_entries(book, done)
+    if busy and not args.quiet:
+        print("gilbench: measuring %d benchmark(s) again: other processes "
+              "took over %d%% of their CPUs" % (len(busy), BUSY_SHARE * 100),
+              file=sys.stderr)
+    for index in sorted(busy):
+        bench = benchmarks[index]
+        reason = child.run_one(bench, args, pyperf_options, book, index,
+                               echo=not args.quiet, attempt=AGAIN)
+        if reason is not None:
+            continue
+        again = book.work_file(index, AGAIN + "pyperf.json")
+        if busiest_share(again) < busy[index]:
+            done[index] = book.commit(index, bench.name, None,
+                                      attempt=AGAIN)
