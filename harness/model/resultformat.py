@@ -32,7 +32,7 @@ one key per axis, e.g. ``threads`` (int), ``kind`` (str), ``cs_ns`` (int)
 Per run (pyperf worker) it adds ``cpu_utilisation`` (CPU seconds of the
 process, or process tree, over the timed window / wall seconds),
 ``foreign_cpu`` (the share of the usable CPUs other processes took while
-the values were measured, their mean; Linux only), ``worker_start``
+the values were measured, over all of them; Linux only), ``worker_start``
 (``fork`` or ``fresh interpreter``), ``cpus_usable``,
 ``cpu_affinity_effective``, ``python_gil``, ``py_gil_disabled_build``,
 ``pinned_cpus`` (with ``--pin-threads``) and whatever the case records
@@ -75,14 +75,14 @@ CASES_KEY = "cases"
 MEANS_KEY = "value_means"
 CASE_KEYS = (AXES_KEY, MEANS_KEY, "description")
 DEFAULT_ORDER = 100  # a family that declares no ORDER
+# Another process's share of the usable CPUs (a run's ``foreign_cpu``)
+# above which a benchmark was measured on a busy machine: one CPU of two
+# taken reads 0.5, and the ticks' rounding on an idle machine stays below
+# (docs/reading.rst, "A busy machine").
+BUSY_SHARE = 0.3
 # The built-in family whose perfectly parallel C loop is this machine's
 # ceiling, read by every efficiency cell "against the ceiling" and drawn
 # in every scaling figure: its case, and its variant per driver.
-# Another process's share of the usable CPUs (a run's ``foreign_cpu``)
-# above which a benchmark was measured on a busy machine: one CPU of two
-# taken reads 0.5; on an idle machine /proc/stat's 10 ms ticks leave 99%
-# of runs below 0.2.
-BUSY_SHARE = 0.3
 CEILING_FAMILY = "ceiling"
 CEILING_CASE = "spin"
 # The family ``gilbench timeit`` generates from a statement.
