@@ -41,6 +41,15 @@ def run(family, output, extra):
     return time.time() - started
 
 
+def runs_directory(given, prefix):
+    """Where a series of runs keeps its files: ``given`` (made if need
+    be; runs already there are reused), else a new temporary directory."""
+    directory = given or tempfile.mkdtemp(prefix=prefix)
+    if not os.path.isdir(directory):
+        os.makedirs(directory)
+    return directory
+
+
 def summary(family, base, changed):
     from gilbench.report import compare, compare_scaling
     comparison = compare.compare([base], [changed])
@@ -88,9 +97,7 @@ def main():
     args = parser.parse_args()
     if args.runs < 2:
         parser.error("--runs must be 2 or more")
-    directory = args.runs_dir or tempfile.mkdtemp(prefix="gilbench-aa-")
-    if not os.path.isdir(directory):
-        os.makedirs(directory)
+    directory = runs_directory(args.runs_dir, "gilbench-aa-")
     for family in args.family or ["gil"]:
         paths, took = [], []
         for index in range(args.runs):

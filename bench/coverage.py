@@ -24,8 +24,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
+
+from aa_noise import runs_directory
 
 
 def run(python, output, options):
@@ -100,9 +101,7 @@ def main():
     args = parser.parse_args()
     if args.runs < 2:
         parser.error("--runs must be 2 or more")
-    directory = args.runs_dir or tempfile.mkdtemp(prefix="gilbench-cover-")
-    if not os.path.isdir(directory):
-        os.makedirs(directory)
+    directory = runs_directory(args.runs_dir, "gilbench-cover-")
     paths = []
     for index in range(args.runs):
         path = os.path.join(directory, "run%d.json" % index)

@@ -29,7 +29,6 @@ except ImportError:
     _hooks = None
 
 Manager = getattr(_manager_module, _MANAGER_CLASS, None)
-MANAGE_METHOD = _RUNNER_MANAGE  # the Runner method a subclass overrides
 
 _MANAGER_WHERE = "%s.%s" % (_manager_module.__name__, _MANAGER_CLASS)
 
