@@ -17,6 +17,14 @@ TESTS = os.path.join(ROOT, "tests")
 MINIMAL_PYPERF = ["-p", "1", "-n", "1", "-w", "0", "-l", "1"]
 
 
+def pythons_to_test():
+    """This interpreter, and those GILBENCH_TEST_PYTHONS names
+    (``os.pathsep``-separated; .ci/run names the smoke's 2.7, PyPy and
+    free-threaded tox environments, each with gilbench installed)."""
+    named = os.environ.get("GILBENCH_TEST_PYTHONS", "").split(os.pathsep)
+    return [sys.executable] + [python for python in named if python]
+
+
 class Completed(object):
     def __init__(self, args, code, stdout, stderr):
         self.args = args

@@ -19,13 +19,11 @@ import pyperf
 import pytest
 
 from gilbench.measure import forking, program, pyperfinternals
-from helpers import MINIMAL_PYPERF, ROOT, run_module
+from helpers import MINIMAL_PYPERF, ROOT, run_module, pythons_to_test
 
 CASES = os.path.join(ROOT, "tests", "fork_state_cases.py")
 CASE = "forkstate.draw.v.python"
-PYTHONS = [sys.executable] + [
-    p for p in os.environ.get("GILBENCH_TEST_PYTHONS", "").split(os.pathsep)
-    if p]
+PYTHONS = pythons_to_test()
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
 

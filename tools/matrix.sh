@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: set up, run the suite on every interpreter tox can reach
-# (results/<env>.json), then render results/report.rst and report.md.
+# (results/<env>.json), then refine the undecided findings (gilbench
+# refine) and render results/report.rst, report.md and report.html.
 # Extra arguments go to `python -m gilbench run` in every env, e.g.
 #   bash tools/matrix.sh --threads 1,2,4 --rigorous
 source "$(dirname "$0")/bootstrap.sh"

@@ -10,6 +10,7 @@ overwrite ``loops`` or ``duration`` after the values, and a case's
 (a test calling the case directly) it only checks its input.
 """
 from gilbench.errors import UsageError
+from gilbench.model import resultformat
 
 _sink = [None]  # the metadata dict of the run being measured, if any
 
@@ -27,7 +28,8 @@ RESERVED = frozenset([
     "calibrate_loops", "recalibrate_loops", "calibrate_warmups",
     "recalibrate_warmups", "date", "hostname",
     "cpu_utilisation", "cpus_usable", "cpu_affinity_effective", "python_gil",
-    "py_gil_disabled_build", "worker_start", "foreign_cpu"])
+    "py_gil_disabled_build", "worker_start", "foreign_cpu",
+    resultformat.RUN_KEY, resultformat.EXTENDED_KEY])
 
 
 def record(**metadata):

@@ -46,6 +46,14 @@ common to all benchmarks): a JSON list of ``{"name", "reason",
 ``hung:`` and ``metadata`` holds the same benchmark-level keys as above,
 so the report places the reason in the right cell without parsing names.
 
+Every benchmark also carries ``gilbench_run`` (stored once): a JSON object
+saying how the run was made -- its case ``modules`` (a path made
+absolute), ``params``, ``quick``, ``pin_threads``, ``fresh_workers``,
+``timeout``, ``memory_limit``, ``pyperf_options`` and the measured
+``settings`` (environment) -- which ``gilbench extend`` repeats to
+append more worker processes.  A run it appended carries
+``gilbench_extended`` (int 1).
+
 A benchmark's child program writes its family's ``gilbench_tables``,
 ``gilbench_findings`` and ``gilbench_order`` with every benchmark, and
 ``gilbench_axes``, ``value_means`` and ``description`` are the same for
@@ -71,6 +79,11 @@ ORDER_KEY = "gilbench_order"
 # constants, once under this key.
 DECLARATIONS_KEY = "gilbench_declarations"
 DECLARATION_KEYS = (TABLES_KEY, FINDINGS_KEY, ORDER_KEY)
+# How the file's run was made (its case modules, selection, sizing and
+# harness options), so ``gilbench extend`` measures more of the same.
+RUN_KEY = "gilbench_run"
+# A run added later by ``gilbench extend`` carries it (int 1).
+EXTENDED_KEY = "gilbench_extended"
 CASES_KEY = "cases"
 MEANS_KEY = "value_means"
 CASE_KEYS = (AXES_KEY, MEANS_KEY, "description")

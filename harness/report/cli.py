@@ -13,8 +13,7 @@ def _parser():
         description="Render the findings, the declared tables of every "
         "family, then raw, CPU and runs tables, from result JSON (format "
         "2); HTML adds a figure per declared table.")
-    parser.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
-                        help="result JSON files, or directories of them")
+    loader.add_paths_argument(parser)
     add_output_options(parser)
     parser.add_argument("--docs-url", metavar="URL",
                         help="HTML: link each built-in family's heading to "

@@ -9,16 +9,17 @@ grouped by family in page order; columns the interpreters.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from gilbench.model.resultformat import INTERPRETER
+from gilbench.model.resultformat import EXTENDED_KEY, INTERPRETER
 from gilbench.report import cells, intervals, kindmap, pivot
-from gilbench.report.lookup import Lookup
+from gilbench.report.lookup import Lookup, Recording
 
 TITLE = "Findings"
 INTRO = ("Each family's questions, answered per interpreter from the "
-         "tables below. %s ? marks an answer that is not significant."
-         % intervals.NOTE)
+         "tables below. %s ? marks an answer that is not significant; "
+         "(up to N processes): an answer whose benchmarks got more "
+         "worker processes than the run gave them (gilbench refine)." % intervals.NOTE)
 
 
 @dataclass
@@ -127,20 +128,42 @@ def findings_table(results, families):
     """The FindingsTable of ``results``, families in ``families`` order."""
     table = FindingsTable([r.interpreter for r in results])
     found = declared(results)
+    reads = []  # what the answer being computed reads
     ceiling = pivot.ceiling_lookup(results)
+    if ceiling is not None:
+        ceiling = Recording(ceiling, reads)
     for family in [f for f in families if f in found]:
         findings, tables, axes = found[family]
         per_file = [[r for r in result.records
                      if r.dims["family"] == family] for result in results]
-        lookups = [Lookup(records) for records in per_file]
+        lookups = [Recording(Lookup(records), reads) for records in per_file]
         for declaration in findings:
             kind = kindmap.make({"cell": declaration["cell"], "note": ""},
                                 axes, ceiling)
-            answers = [answer(kind, declaration, records, lookup,
-                              result.interpreter)
-                       for records, lookup, result
-                       in zip(per_file, lookups, results)]
+            answers = []
+            for records, lookup, result in zip(per_file, lookups, results):
+                del reads[:]
+                found_cell = answer(kind, declaration, records, lookup,
+                                    result.interpreter)
+                answers.append(_with_processes(
+                    replace(found_cell, read=tuple(reads))))
             table.rows.append(Finding(
                 family, declaration["question"], declaration, answers,
                 evidence_title(declaration, tables)))
     return table
+
+
+def processes(record):
+    """How many worker processes measured ``record``."""
+    return len(record.run_values) or 1
+
+
+def _with_processes(found):
+    """An answer that reads benchmarks gilbench extend added worker
+    processes to says how many the most measured of them got."""
+    if found.missing or not any(EXTENDED_KEY in r.recorded_runs
+                                for r in found.read):
+        return found
+    most = max(processes(r) for r in found.read)
+    return replace(found, text="%s (up to %d processes)" % (found.text,
+                                                            most))

@@ -35,6 +35,7 @@ called significant.
 """
 from __future__ import annotations
 
+import contextlib
 import zlib
 
 import numpy
@@ -55,8 +56,11 @@ NOTE = "[low-high]: its 95%% confidence interval, by %s." % METHOD
 class Resampler:
     """Drawn means of records, drawn once per record and kept."""
 
-    def __init__(self, drift=RUN_DRIFT):
+    def __init__(self, drift=RUN_DRIFT, processes_agree=False):
         self.drift = drift
+        # What any number of worker processes could at best give: their
+        # spread gone, the run-to-run drift left (gilbench refine asks).
+        self.processes_agree = processes_agree
         self._means = {}
 
     def means(self, record, samples=None):
@@ -74,7 +78,8 @@ class Resampler:
         if found is None:
             seed = zlib.crc32(repr(identity[:2]).encode())
             found = self._means[identity] = _drawn_means(
-                numpy.random.default_rng(seed), groups, self.drift)
+                numpy.random.default_rng(seed), groups, self.drift,
+                self.processes_agree)
         return found
 
 
@@ -91,18 +96,21 @@ def between_processes(groups):
     return max(float(numpy.var(means, ddof=1)) / len(means), scatter)
 
 
-def _drawn_means(generator, groups, drift):
+def _drawn_means(generator, groups, drift, processes_agree=False):
     """The mean times exp(N(0, sd)) in log terms (times, rates: positive,
     varying by factors); a recorded figure that can be 0 or negative
     (errors, violations) draws the same variance added, not multiplied."""
     data = numpy.concatenate([numpy.asarray(g, dtype=float) for g in groups])
     mean = data.mean()
+
+    def between(spread_of):
+        return 0.0 if processes_agree else between_processes(spread_of)
     if (data > 0).all():
         logged = tuple(numpy.log(numpy.asarray(g, dtype=float))
                        for g in groups)
-        spread = numpy.sqrt(between_processes(logged) + drift ** 2)
+        spread = numpy.sqrt(between(logged) + drift ** 2)
         return mean * numpy.exp(generator.normal(0.0, spread, RESAMPLES))
-    spread = numpy.sqrt(between_processes(groups) + (drift * mean) ** 2)
+    spread = numpy.sqrt(between(groups) + (drift * mean) ** 2)
     return mean + generator.normal(0.0, spread, RESAMPLES)
 
 
@@ -125,3 +133,14 @@ def excludes(interval, reference=1.0):
 
 # One Resampler per process: a render draws each record's resamples once.
 SHARED = Resampler()
+
+
+@contextlib.contextmanager
+def resampling(resampler):
+    """Cells computed inside draw from ``resampler`` instead of SHARED."""
+    global SHARED
+    kept, SHARED = SHARED, resampler
+    try:
+        yield resampler
+    finally:
+        SHARED = kept

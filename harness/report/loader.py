@@ -235,7 +235,8 @@ def load_result(path):
                       records=records, tables=tables, axes=axes,
                       findings=findings, order=order,
                       facts=_facts(run_meta, benchmarks),
-                      host=str(run_meta.get("hostname", "")))
+                      host=str(run_meta.get("hostname", "")),
+                      executable=str(run_meta.get("python_executable", "")))
 
 
 def _first_run_metadata(benchmarks):
@@ -276,6 +277,12 @@ def _facts(run_meta, benchmarks):
         "cpu model": "%s x %s" % (run_meta.get("cpu_model_name", "?"),
                                   run_meta.get("cpu_count", "?")),
     }
+
+
+def add_paths_argument(parser):
+    """The FILE_OR_DIR... every command reading result files takes."""
+    parser.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
+                        help="result JSON files, or directories of them")
 
 
 def expand_paths(paths):

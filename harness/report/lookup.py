@@ -83,3 +83,34 @@ class Lookup:
                 if record.dims[along] not in found:
                     found.append(record.dims[along])
         return found
+
+
+class Recording:
+    """A Lookup that notes, in the ``reads`` list it shares with others,
+    every measured record it hands out: the benchmarks a cell was
+    computed from (gilbench refine measures more of them)."""
+
+    def __init__(self, lookup, reads):
+        self.lookup = lookup
+        self.reads = reads
+
+    @property
+    def records(self):
+        return self.lookup.records
+
+    def _noted(self, record):
+        if record is not None and record.measured and all(
+                record is not seen for seen in self.reads):
+            self.reads.append(record)
+        return record
+
+    def find(self, dims):
+        return self._noted(self.lookup.find(dims))
+
+    def get(self, dims):
+        record, reason = self.lookup.get(dims)
+        self._noted(record)
+        return record, reason
+
+    def values(self, dims, along):
+        return self.lookup.values(dims, along)

@@ -67,6 +67,7 @@ class ResultFile:
     order: dict = field(default_factory=dict)  # family -> ORDER
     facts: dict = field(default_factory=dict)  # for the Runs table
     host: str = ""  # pyperf's hostname metadata ("" when absent)
+    executable: str = ""  # the interpreter that measured it
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,9 @@ class Cell:
     interval: tuple | None = None  # (low, high) of ``value``'s 95% CI
     significant: bool | None = None  # None: no comparison, or untold
     link: str = ""  # HTML: the anchor of the evidence (findings)
+    # The measured Records it was computed from (findings; refine reads
+    # them); not part of what the cell says.
+    read: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def display(self):

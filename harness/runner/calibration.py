@@ -18,17 +18,18 @@ from gilbench.errors import UsageError
 from gilbench.measure import gilguard
 
 
-def _load(path):
+def load_result(path, what="--loops-from"):
+    """The pyperf suite at ``path``; one line naming ``what`` read it
+    when it is not one."""
     import pyperf
     try:
         return pyperf.BenchmarkSuite.load(path)
     except (IOError, OSError, ValueError, KeyError, TypeError) as exc:
-        raise UsageError("--loops-from %r: not a readable pyperf result "
-                         "(%s)" % (path, getattr(exc, "strerror", None)
-                                   or exc))
+        raise UsageError("%s %r: not a readable pyperf result (%s)" % (
+            what, path, getattr(exc, "strerror", None) or exc))
 
 
-def _here():
+def here():
     """This interpreter and machine, as pyperf's run metadata names
     them."""
     import multiprocessing
@@ -41,27 +42,27 @@ def _here():
     }
 
 
-def _mismatch(metadata, here):
-    """The first fact of ``metadata`` that differs from ``here``, or
-    None."""
-    for key in sorted(here):
-        if key in metadata and metadata[key] != here[key]:
+def mismatch(metadata, facts):
+    """The first fact of ``metadata`` that differs from ``facts`` (what
+    here() gives), or None."""
+    for key in sorted(facts):
+        if key in metadata and metadata[key] != facts[key]:
             return "%s is %r there, %r here" % (key, metadata[key],
-                                                  here[key])
+                                                  facts[key])
     return None
 
 
 def loops_from(path):
     """({benchmark name: loops}, why none are reused or None)."""
-    suite = _load(path)
-    here = _here()
+    suite = load_result(path)
+    facts = here()
     found = {}
     for bench in suite.get_benchmarks():
         runs = [run for run in bench.get_runs() if run.values]
         if not runs:
             continue
         metadata = runs[0].get_metadata()
-        why = _mismatch(metadata, here)
+        why = mismatch(metadata, facts)
         if why:
             return {}, ("--loops-from %s: made elsewhere (%s); every "
                         "benchmark calibrates" % (path, why))

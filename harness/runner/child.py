@@ -29,8 +29,9 @@ from gilbench.signals import signal_name
 # fewer, two values of >= 20 ms.  The quick profile is for a first look and
 # CI, not for publishing.
 QUICK_PYPERF = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.02"]
-_SIZING = ("-p", "--processes", "-n", "--values", "-w", "--warmups",
-           "--min-time", "-l", "--loops", "--fast", "--rigorous")
+_SIZED = ("-p", "--processes", "-n", "--values", "-w", "--warmups",
+          "--min-time", "-l", "--loops")  # each takes a value
+_SIZING = _SIZED + ("--fast", "--rigorous")
 
 
 def sizing_options(args, pyperf_options, spec=None):
@@ -42,6 +43,19 @@ def sizing_options(args, pyperf_options, spec=None):
     if args.quick:
         return list(QUICK_PYPERF)
     return list(spec.sizing) if spec is not None else []
+
+
+def without_sizing(pyperf_options):
+    """``pyperf_options`` less every sizing option and its value."""
+    kept, skip = [], False
+    for option in pyperf_options:
+        if skip:
+            skip = False
+        elif option in _SIZED:
+            skip = True
+        elif option.split("=")[0] not in _SIZING:
+            kept.append(option)
+    return kept
 
 
 def command(bench, args, pyperf_options, output, status):

@@ -14,7 +14,8 @@ from gilbench.errors import (OneLineErrorParser, UsageError,
                              exit_with_usage_error)
 from gilbench.runner import runoptions
 
-COMMANDS = ("run", "timeit", "list", "report", "compare")
+COMMANDS = ("run", "timeit", "list", "report", "compare", "refine",
+            "extend")
 USAGE = """usage: gilbench COMMAND [options]
 
 commands:
@@ -26,6 +27,10 @@ commands:
           (Python >= 3.9)
   compare changes between two sets of result JSON, and whether they are
           significant (Python >= 3.9)
+  refine  spend a time budget on more worker processes for the findings
+          result files leave undecided (Python >= 3.9)
+  extend  measure more worker processes of some benchmarks of a result
+          file and append them to it (what refine calls)
 
 gilbench COMMAND --help shows a command's options."""
 
@@ -145,6 +150,18 @@ def cmd_compare(argv):
     return _report_side("compare", run)
 
 
+def cmd_refine(argv):
+    def run():
+        from gilbench.report import refine
+        return refine.main(argv)
+    return _report_side("refine", run)
+
+
+def cmd_extend(argv):
+    from gilbench.runner import extend
+    return extend.main(argv)
+
+
 def cmd_bench(argv):
     from gilbench.measure import program
     return program.main(argv)
@@ -157,6 +174,7 @@ def main(argv=None):
         return 0 if argv else 2
     handlers = {"run": cmd_run, "timeit": cmd_timeit, "list": cmd_list,
                 "report": cmd_report, "compare": cmd_compare,
+                "refine": cmd_refine, "extend": cmd_extend,
                 "bench": cmd_bench}
     handler = handlers.get(argv[0])
     try:

@@ -23,7 +23,8 @@ from gilbench.errors import UsageError
 from gilbench.measure import gilguard
 from gilbench.model.resultformat import (CASES_KEY, CASE_KEYS,
                                          DECLARATIONS_KEY, DECLARATION_KEYS,
-                                         MEANS_KEY, MISSING_KEY, case_id)
+                                         EXTENDED_KEY, MEANS_KEY,
+                                         MISSING_KEY, RUN_KEY, case_id)
 
 
 def default_output():
@@ -64,7 +65,24 @@ def merge_journal(benchmarks, book, entries, output):
             files.append(book.pyperf_path(entry))
         else:
             missing.append(missing_entry(bench, entry["reason"]))
-    return merge(files, missing, output), missing
+    return merge(files, missing, output, how_run(book.header)), missing
+
+
+def how_run(header):
+    """What RUN_KEY keeps of a run's journal header: the settings a
+    later ``gilbench extend`` must run its benchmarks with again."""
+    kept = dict((key, value) for key, value in header.items()
+                if key in RUN_SETTINGS)
+    # A module given as a path was relative to where the run started.
+    kept["modules"] = [os.path.abspath(name) if os.path.isfile(name)
+                       else name for name in kept.get("modules", [])]
+    return json.dumps(kept, sort_keys=True)
+
+
+# The journal header's keys that decide how a benchmark is measured.
+RUN_SETTINGS = ("modules", "params", "quick", "pin_threads", "timeout",
+                "fresh_workers", "memory_limit", "pyperf_options",
+                "settings")
 
 
 class _Hoister(object):
@@ -96,6 +114,14 @@ class _Hoister(object):
         return json.dumps(self.found, sort_keys=True)
 
 
+def _rebuilt(runs, common):
+    """A Benchmark of (run, metadata) pairs, ``common`` added to each."""
+    return pyperf.Benchmark([
+        pyperf.Run(run.values, warmups=run.warmups,
+                   metadata=dict(metadata, **common), collect_metadata=False)
+        for run, metadata in runs])
+
+
 def declared_once(benchmarks, missing):
     """(benchmarks, missing entries) with every family's declarations and
     case constants in one DECLARATIONS_KEY on each benchmark's runs
@@ -106,16 +132,13 @@ def declared_once(benchmarks, missing):
     entries = [dict(entry, metadata=hoister.strip(entry["metadata"], False))
                for entry in missing]
     common = {DECLARATIONS_KEY: hoister.encoded()}
-    rebuilt = [pyperf.Benchmark([
-        pyperf.Run(run.values, warmups=run.warmups,
-                   metadata=dict(metadata, **common), collect_metadata=False)
-        for run, metadata in runs]) for runs in stripped]
-    return rebuilt, entries
+    return [_rebuilt(runs, common) for runs in stripped], entries
 
 
-def merge(bench_files, missing, output):
-    """Write one suite from ``bench_files`` plus the ``missing`` entries;
-    return how many benchmarks have values.
+def merge(bench_files, missing, output, made=None):
+    """Write one suite from ``bench_files`` plus the ``missing`` entries,
+    and ``made`` (how_run's text) as RUN_KEY; return how many benchmarks
+    have values.
 
     Returns 0, and leaves ``output`` untouched, when there is nothing.
     """
@@ -125,16 +148,52 @@ def merge(bench_files, missing, output):
     if not benchmarks:
         return 0
     benchmarks, missing = declared_once(benchmarks, missing)
+    common = {}
     if missing:
-        encoded = json.dumps(missing, sort_keys=True)
-        for bench in benchmarks:
-            bench.update_metadata({MISSING_KEY: encoded})
-    suite = pyperf.BenchmarkSuite(benchmarks)
+        common[MISSING_KEY] = json.dumps(missing, sort_keys=True)
+    if made is not None:
+        common[RUN_KEY] = made
+    for bench in benchmarks:
+        bench.update_metadata(common)
+    _write(pyperf.BenchmarkSuite(benchmarks), output,
+           "the run's journal is kept: --resume writes it again")
+    return len(benchmarks)
+
+
+def _write(suite, output, kept):
     try:
         with atomicfile.replacing(output) as stream:
             suite.dump(stream)
     except (IOError, OSError) as exc:  # full disk, vanished directory...
-        raise UsageError("cannot write %r: %s (the run's journal is kept: "
-                         "--resume writes it again)" % (
-                             output, exc.strerror or exc))
-    return len(benchmarks)
+        raise UsageError("cannot write %r: %s (%s)" % (
+            output, exc.strerror or exc, kept))
+
+
+def appended(output, added):
+    """Rewrite ``output`` with the runs of ``added`` ({benchmark name:
+    pyperf file of that benchmark's new worker processes}) after its
+    own; the new runs take the file's shared metadata (declarations,
+    missing entries, how it was run), so pyperf still stores it once,
+    and EXTENDED_KEY."""
+    suite = pyperf.BenchmarkSuite.load(output)
+    shared = _shared(suite)
+    hoister = _Hoister()
+    rebuilt = []
+    for bench in suite.get_benchmarks():
+        path = added.get(bench.get_name())
+        runs = [(run, run.get_metadata()) for run in bench.get_runs()]
+        if path is not None:
+            for new in pyperf.BenchmarkSuite.load(path).get_benchmarks():
+                runs += [(run, dict(hoister.strip(run.get_metadata(), True),
+                                    **{EXTENDED_KEY: 1}))
+                         for run in new.get_runs()]
+        rebuilt.append(_rebuilt(runs, shared))
+    _write(pyperf.BenchmarkSuite(rebuilt), output,
+           "the file is as it was before")
+
+
+def _shared(suite):
+    """The keys a merged file stores once, as its first run has them."""
+    first = suite.get_benchmarks()[0].get_runs()[0].get_metadata()
+    return dict((key, first[key]) for key in
+                (DECLARATIONS_KEY, MISSING_KEY, RUN_KEY) if key in first)
