@@ -51,7 +51,9 @@ PACKAGE_DIRS = {
     "gilbench.templates": "templates",
 }
 SUBPACKAGES = ["gilbench.measure", "gilbench.model", "gilbench.report",
-               "gilbench.runner"]
+               "gilbench.runner"] + [
+    "gilbench.report." + group for group in (
+        "commands", "data", "kinds", "numbers", "pages", "tables")]
 CYTHON_EXTENSIONS = [
     Extension(
         "gilbench.extensions._%s_cy" % family,

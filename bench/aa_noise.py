@@ -51,7 +51,7 @@ def runs_directory(given, prefix):
 
 
 def summary(family, base, changed):
-    from gilbench.report import compare, compare_scaling
+    from gilbench.report.commands import compare, compare_scaling
     comparison = compare.compare([base], [changed])
     tested = [c for c in comparison.changes if c.significant is not None]
     flagged = [c for c in tested if c.significant]

@@ -22,8 +22,8 @@ import sys
 import tempfile
 import time
 
-from fault_campaign import (benchmark_names, options, reference_run,
-                            runner)
+from fault_campaign import benchmark_names, options, reference_run, runner
+
 from gilbench.runner import journal as journal_module
 
 LIVE = "in use by a live run (pid %d,"

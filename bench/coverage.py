@@ -40,7 +40,8 @@ def run(python, output, options):
 def derived_cells(path):
     """{(where, row, column): Cell} of every cell with an interval, and
     {question: Cell} of the findings, in the report of ``path`` alone."""
-    from gilbench.report import findings, loader, pivot
+    from gilbench.report.data import loader
+    from gilbench.report.tables import pivot, questions
     results = loader.load_results([path])
     found = {}
     for table in pivot.all_tables(results):
@@ -51,11 +52,11 @@ def derived_cells(path):
             for column, cell in zip(header[1:], row[1:]):
                 if cell.interval is not None and cell.value is not None:
                     found[(table.title, row[0].text, column)] = cell
-    answers = {}
-    table = findings.findings_table(results, pivot.family_order(results))
+    asked = {}
+    table = questions.findings_table(results, pivot.family_order(results))
     for finding in table.rows:
-        answers[finding.question] = finding.answers[0]
-    return found, answers
+        asked[finding.question] = finding.answers[0]
+    return found, asked
 
 
 def inside(point, interval):

@@ -3,15 +3,16 @@ time, and count finished benchmarks lost (the target is 0).
 
 Usage: python bench/fault_campaign.py [--kills 20] [--seed N]
 
-A small suite (tests/fault_cases.py, the eight ``fault.q*`` benchmarks at
-threads 1 and 2, tiny pyperf settings) is run once uninterrupted for
-reference.  Then, until ``--kills`` kills have landed: start ``run``
-(with ``--resume`` when a journal exists), SIGKILL it after a random
-delay within the reference run's duration, and note which benchmarks the
-journal had committed at that moment.  A run that completes before its
-kill ends a chain; its file must hold every benchmark the chain had
-committed, and the same benchmark set as the reference.  Also measures
-what a journal commit costs next to a benchmark's run time.
+A small suite (tests/fixtures/fault_cases.py, the eight ``fault.q*``
+benchmarks at threads 1 and 2, tiny pyperf settings) is run once
+uninterrupted for reference.  Then, until ``--kills`` kills have landed:
+start ``run`` (with ``--resume`` when a journal exists), SIGKILL it
+after a random delay within the reference run's duration, and note which
+benchmarks the journal had committed at that moment.  A run that
+completes before its kill ends a chain; its file must hold every
+benchmark the chain had committed, and the same benchmark set as the
+reference.  Also measures what a journal commit costs next to a
+benchmark's run time.
 """
 from __future__ import print_function
 
@@ -29,7 +30,7 @@ from gilbench.runner import journal as journal_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-SUITE = ["--module", os.path.join("tests", "fault_cases.py"),
+SUITE = ["--module", os.path.join("tests", "fixtures", "fault_cases.py"),
          "--case", "fault.q*", "--param", "threads=1,2",
          "-p", "1", "-n", "1", "-w", "0", "-l", "1"]
 

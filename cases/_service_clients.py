@@ -15,8 +15,15 @@ import socket
 import struct
 
 from gilbench.api import Unavailable, import_extension
-from gilbench.cases._service_ids import (CFFI_MODULE, CYTHON_MODULE, ID,
-                                         REPLY_BYTES, TAG, TAG_MASK)
+
+from ._service_ids import (
+    CFFI_MODULE,
+    CYTHON_MODULE,
+    ID,
+    REPLY_BYTES,
+    TAG,
+    TAG_MASK,
+)
 
 PYTHON, NATIVE = "python", "native"
 FLOWS = 16  # sockets per client

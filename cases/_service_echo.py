@@ -7,7 +7,7 @@ A server that costs almost nothing: what one native client can drive.
 """
 import os
 
-from gilbench.cases._service_clients import native_module
+from ._service_clients import native_module
 
 NATIVE_ECHO = "native_echo"
 

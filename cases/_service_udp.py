@@ -10,13 +10,23 @@ import sys
 import threading
 import time
 
-from gilbench.api import Unavailable, perf_counter, pinning, record
-from gilbench.cases import _service_clients as clients_module
-from gilbench.cases._service_echo import (NATIVE_ECHO, native_server,
-                                          serve_natively)
-from gilbench.cases._service_ids import GENERATORS, ID, TAG, record_value
-from gilbench.measure import team as team_module
-from gilbench.measure.metrics import process_cpu_seconds
+from gilbench.api import (
+    Team,
+    Unavailable,
+    perf_counter,
+    pinning,
+    process_cpu_seconds,
+    record,
+)
+from gilbench.api import fork_context as team_fork_context
+
+from . import _service_clients as clients_module
+from ._service_echo import (
+    NATIVE_ECHO,
+    native_server,
+    serve_natively,
+)
+from ._service_ids import GENERATORS, ID, TAG, record_value
 
 HOST = "127.0.0.1"  # loopback only; tests point it elsewhere to fail a bind
 REQUESTS_PER_LOOP = 1024  # over all clients
@@ -36,7 +46,7 @@ def fork_context():
     if not sys.platform.startswith("linux"):
         raise Unavailable("SO_REUSEPORT load balancing needs Linux, not %s"
                           % sys.platform)
-    return team_module.fork_context()
+    return team_fork_context()
 
 
 def bind_sockets(count):
@@ -260,7 +270,7 @@ class Service(object):
                    in zip(socks, self.nodes, cpus)])
         try:
             # Servers never park: they serve until killed.
-            self.server_team = team_module.Team(
+            self.server_team = Team(
                 _server_process,
                 [(sock, nodes, group_cpus, backend, pin, os.getpid())
                  for sock, nodes, group_cpus in groups],
@@ -273,7 +283,7 @@ class Service(object):
         return self.server_team.ready(START_TIMEOUT, each=len(groups[0][1]))
 
     def _start_clients(self, pin, cpus):
-        self.client_team = team_module.Team(
+        self.client_team = Team(
             _client_process,
             [(self.port, self.per_client, self.kind, self.nclients, cpu, pin)
              for cpu in cpus],

@@ -22,9 +22,22 @@ one's at the same N is its efficiency against this machine's ceiling.
 """
 from itertools import repeat
 
-from gilbench.api import (PROCESSES, THREADS, CaseSpec, finding,
-                          import_extension, needs, processes, record,
-                          speedup, table, threads, value, worker_index)
+from gilbench.api import (
+    PROCESSES,
+    THREADS,
+    CaseSpec,
+    finding,
+    import_extension,
+    needs,
+    processes,
+    record,
+    reference,
+    speedup,
+    table,
+    threads,
+    value,
+    worker_index,
+)
 
 FAMILY = "ceiling"
 ORDER = 5  # first on the page: every scaling figure is read against it
@@ -135,6 +148,12 @@ CASES = [
     _spec("processes", "cython", cython_states, CYTHON_MODULE, PROCESSES,
           processes(values=COUNTS, quick=QUICK_COUNTS), "Cython with nogil"),
 ]
+
+# What every efficiency against CEILING, and every scaling figure, reads
+# at the same count: the Cython loop, per driver.
+REFERENCE = reference(
+    threads={"case": "spin", "variant": "threads", "backend": "cython"},
+    processes={"case": "spin", "variant": "processes", "backend": "cython"})
 
 _THREADS_SPEEDUP = speedup(over="threads", baseline=1, scaled=True)
 _PROCESSES_SPEEDUP = speedup(over="processes", baseline=1, scaled=True)

@@ -24,11 +24,20 @@ their scalability-law fits -- on a free-threaded build the GIL-held row
 shows what reference-count contention leaves of parallelism.
 """
 import threading
-from itertools import repeat
 
-from gilbench.api import (CEILING, CaseSpec, efficiency, finding,
-                          import_extension, needs, ratio, scaling, speedup,
-                          table)
+from gilbench.api import (
+    CEILING,
+    CaseSpec,
+    calling,
+    efficiency,
+    finding,
+    import_extension,
+    needs,
+    ratio,
+    scaling,
+    speedup,
+    table,
+)
 
 FAMILY = "gil"
 ORDER = 10  # first on the page: the question this project began with
@@ -36,25 +45,17 @@ CYTHON_MODULE = "gilbench.extensions._gil_cy"
 CFFI_MODULE = "gilbench.extensions._gil_cffi"
 
 
-def _calling(func):
-    """The per-thread work: ``loops`` calls of ``func`` from Python."""
-    def work(loops):
-        for _ in repeat(None, loops):
-            func()
-    return work
-
-
 def cython(function_name):
     def prepare(params):
         module = import_extension(CYTHON_MODULE)
-        return _calling(getattr(module, function_name))
+        return calling(getattr(module, function_name))
     return prepare
 
 
 def cffi(function_name):
     def prepare(params):
         module = import_extension(CFFI_MODULE)
-        return _calling(getattr(module.lib, function_name))
+        return calling(getattr(module.lib, function_name))
     return prepare
 
 
@@ -63,7 +64,7 @@ def _python_trivial():
 
 
 def python_trivial(params):
-    return _calling(_python_trivial)
+    return calling(_python_trivial)
 
 
 def python_lock(params):
@@ -72,7 +73,7 @@ def python_lock(params):
     def locked_trivial():
         with lock:
             _python_trivial()
-    return _calling(locked_trivial)
+    return calling(locked_trivial)
 
 
 def _specs(case, what, cython_name, cffi_name, python_prepare, python_what):

@@ -37,10 +37,24 @@ fraction from which the GRWL loses to the GIL.
 """
 import threading
 
-from gilbench.api import (Axis, CaseSpec, crossover, finding,
-                          import_extension, needs, perf_counter, ratio, record,
-                          recorded, scaling, speedup, table, threads,
-                          throughput, worker_index)
+from gilbench.api import (
+    Axis,
+    CaseSpec,
+    crossover,
+    finding,
+    import_extension,
+    needs,
+    perf_counter,
+    ratio,
+    record,
+    recorded,
+    scaling,
+    speedup,
+    table,
+    threads,
+    throughput,
+    worker_index,
+)
 
 FAMILY = "grwl"
 ORDER = 30

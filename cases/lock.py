@@ -38,10 +38,27 @@ what its process-shared robust mutex costs at 2 processes against 1.
 import threading
 from itertools import repeat
 
-from gilbench.api import (PROCESSES, Axis, CaseSpec, Unavailable, best,
-                          crossover, finding, import_extension, needs,
-                          processes, ratio, record, recorded, scaling, table,
-                          threads, value, worker_index)
+from gilbench.api import (
+    PROCESSES,
+    Axis,
+    CaseSpec,
+    Unavailable,
+    best,
+    calling,
+    crossover,
+    finding,
+    import_extension,
+    needs,
+    processes,
+    ratio,
+    record,
+    recorded,
+    scaling,
+    table,
+    threads,
+    value,
+    worker_index,
+)
 
 try:
     seq_range = xrange  # noqa: F821 -- Python 2.7: no list of `loops` ints
@@ -71,14 +88,6 @@ def check_counter(counted, expected):
     if counted != expected:
         raise LostUpdates("lost %d of %d updates (counted %d)"
                           % (expected - counted, expected, counted))
-
-
-def _calling(func):
-    """The per-thread work: ``loops`` calls of ``func`` from Python."""
-    def work(loops):
-        for _ in repeat(None, loops):
-            func()
-    return work
 
 
 def _cs_iters(params, key="cs_ns"):
@@ -135,7 +144,7 @@ def c_call(backend, variant):
         iters = _cs_iters(params)
         maker = CythonLock if backend == "cython" else CffiLock
         lock = maker(params["kind"], iters)
-        return _calling(getattr(lock, "call_" + variant))
+        return calling(getattr(lock, "call_" + variant))
     return prepare
 
 
@@ -147,13 +156,13 @@ def python_call(params):
     """The Python reference: a function call, alone or in a Python lock."""
     factory = PY_KINDS[params["kind"]]
     if factory is None:
-        return _calling(_python_trivial)
+        return calling(_python_trivial)
     lock = factory()
 
     def locked():
         with lock:
             _python_trivial()
-    return _calling(locked)
+    return calling(locked)
 
 
 class SharedWork(object):
@@ -201,7 +210,7 @@ def map_call(variant):
 def breakeven_call(variant):
     def prepare(params):
         lock = CythonLock("none", _cs_iters(params, "work_ns"))
-        return _calling(getattr(lock, "call_" + variant))
+        return calling(getattr(lock, "call_" + variant))
     return prepare
 
 

@@ -1,80 +1,36 @@
-"""Service family: an id generator, in process and as a UDP service on
-loopback with N ``SO_REUSEPORT`` server processes or N server threads (the
-seed's global-id benchmark, with statistics), measured against an echo
-server that does the least a server can, driven by a native load
-generator so that the servers, not the clients, are what is measured.
-
-An id is ``tick | node | sequence`` (extensions/service.h; the
-generators and checks are in ``_service_ids``): milliseconds since 2020,
-the node of the process (or thread) that made it, and a 14-bit sequence.
-When a millisecond's sequence is used up the generator takes the next
-tick early, so throughput is never capped (the seed's 1 s tick and 17-bit
-sequence capped it at 131072 ids/s).  Backends: ``python`` (a
-``threading.Lock``), ``cython`` and ``cffi`` (one C source, lock-free),
-so the in-process rows show what the interpreter costs and the UDP rows
-what the socket adds.
-
-* ``inprocess.shared``: ``threads`` threads (the threads driver) share one
-  generator; in a loop each takes IDS_PER_LOOP ids.
-* ``udp.processes``: ``servers`` processes, each owning a node and its own
-  socket bound to one 127.0.0.1 port with ``SO_REUSEPORT`` (the kernel
-  spreads the flows over them);
-* ``udp.threads``: one server process, one socket, ``servers`` threads
-  each owning a node (the GIL baseline, or real parallelism on a
-  free-threaded build).
-* backend ``echo``: the same server loop in Python, answering with a
-  per-server counter laid out as an id instead of generating one -- the
-  ceiling that transport, kernel, interpreter loop and clients allow; the
-  ``python``/``cffi``/``cython`` rows read as a share of it.
-* backend ``native_echo`` (processes only): the same answers and exits
-  from a loop in C (``_service_echo``: sv_serve, recvmmsg/sendmmsg, the
-  GIL released) -- a server that costs almost nothing, so its row is what
-  one native client can drive; the Python echo row over it says whether
-  the client or the Python server loop is the limit.  1 and 2 servers by
-  default (4 and the Python client: ``--param``); no threads row: a server
-  that holds no GIL has nothing to compare processes and threads on.
-
-Clients (``_service_clients``), axis ``client``: ``native`` (the
-default: sv_drive in extensions/service.c, the GIL released, batched
-``sendmmsg``/``recvmmsg`` on Linux, a window of requests in flight on
-each of its 16 flows) or ``python`` (the seed's kind: a Python loop, 4
-requests in flight); ``clients`` processes of that kind.  A UDP value is
-the wall time from the first client's release to the last reply of
-REQUESTS_PER_LOOP x loops requests, split evenly over the clients.
-Servers and clients are started, pinned (``--pin-threads``: servers and
-clients on disjoint CPUs, see ``_service_udp.placement``) and parked
-before the clock.
-
-Every run records ``ids_per_s`` (answered requests only), ``errors``
-(lost replies), ``duplicates`` (ids handed out twice: the benchmark
-fails), ``nonmonotonic`` (ids of one node that one flow got out of
-order; must be 0), ``served`` (requests per server, or per thread, e.g.
-"512,512"), ``fairness_pct`` (the smallest share x servers: 100 when
-even), ``server_cpus``/``client_cpus`` and ``placement`` (what each side
-had), ``client_cpu_pct`` and ``server_cpu_pct`` (each side's CPU time
-over the value's wall time: 100% is one busy CPU), ``load_generator``
-(the client's wrapper: cython, cffi or python) and, for native_echo,
-``server_wrapper`` (cython or cffi).
-
-Findings (the id-service write-up's questions): UDP ids/s with 2 server
-processes against 1, for the id server and the echo server; the id
-server's ids/s as a share of the echo ceiling at 1 and 2 processes; what
-one native client drives against one echo server, and against one native
-echo server, the Python echo server as a share of the native one, and how
-much more the native client drives than the Python client; in-process
-ids/s of each backend at 1 thread; duplicate ids (must be 0).
+"""Service family: an id generator in process and as a UDP service on
+loopback (N ``SO_REUSEPORT`` server processes or N server threads),
+measured against an echo server and driven by a native load generator,
+so the servers, not the clients, are what is measured.  The mechanics
+are in the ``_service_*`` modules beside it; what each row and recorded
+key means, and the findings: docs/families/service.rst.
 """
 import platform
 import time
 from itertools import repeat
 
-from gilbench.api import (CUSTOM, Axis, CaseSpec, finding, needs, recorded,
-                          speedup, table, threads, throughput)
-from gilbench.cases import _service_udp as udp_module
-from gilbench.cases._service_clients import (NATIVE, PYTHON, REPLY_TIMEOUT,
-                                             native_driver)
-from gilbench.cases._service_echo import NATIVE_ECHO, native_server
-from gilbench.cases._service_ids import GENERATORS, MODULES, record_value
+from gilbench.api import (
+    CUSTOM,
+    Axis,
+    CaseSpec,
+    finding,
+    needs,
+    recorded,
+    speedup,
+    table,
+    threads,
+    throughput,
+)
+
+from . import _service_udp as udp_module
+from ._service_clients import (
+    NATIVE,
+    PYTHON,
+    REPLY_TIMEOUT,
+    native_driver,
+)
+from ._service_echo import NATIVE_ECHO, native_server
+from ._service_ids import GENERATORS, MODULES, record_value
 
 FAMILY = "service"
 ORDER = 50
@@ -110,10 +66,10 @@ def inprocess(backend):
 
 # --- over UDP ----------------------------------------------------------------
 
-# PyPy's servers and clients are forked fresh in every pyperf worker and
-# their JIT is cold: pyperf's one short warmup value left PyPy 2-7x behind
-# CPython here, and a few warm rounds by hand put it ahead.  So on a JIT,
-# the service is driven for a while before the clock.
+# PyPy's servers and clients are forked fresh in every pyperf worker with
+# a cold JIT, which pyperf's one short warmup does not warm (the service
+# family's page gives the figures).  So on a JIT, the service is driven
+# for a while before the clock.
 JIT_WARMUP_SECONDS = 1.0
 
 

@@ -4,7 +4,3 @@ Worker side (this package, except ``gilbench.report``) runs inside every
 target interpreter, Python 2.7 included; ``gilbench.report`` needs >= 3.9.
 """
 __version__ = "0.1.0"
-
-from gilbench import moved
-
-moved.install()

@@ -8,19 +8,43 @@
 
 See docs/writing-cases.rst for a tutorial with one case per driver.
 """
+from gilbench.measure.interpreterpool import (
+    interpreters_unavailable,
+    make_interpreter_pool,
+)
 from gilbench.measure.lifelines import die_with_parent
-from gilbench.measure.metrics import TreeCpuClock
+from gilbench.measure.metrics import TreeCpuClock, process_cpu_seconds
 from gilbench.measure.pinning import current as pinning
 from gilbench.measure.record import record
+from gilbench.measure.team import Team, fork_context
 from gilbench.measure.workerindex import worker_index
 from gilbench.model.axes import Axis, counts, processes, threads
-from gilbench.model.casehelpers import import_extension, needs, perf_counter
+from gilbench.model.casehelpers import (
+    calling,
+    import_extension,
+    needs,
+    perf_counter,
+)
 from gilbench.model.drivers import CUSTOM, PROCESSES, THREADS
 from gilbench.model.findings import finding
 from gilbench.model.registry import CaseSpec, Unavailable
-from gilbench.model.tables import (CEILING, HIGHEST, IDEAL, LOWEST, best,
-                                   crossover, efficiency, ratio, recorded,
-                                   scaling, speedup, table, throughput, value)
+from gilbench.model.tables import (
+    CEILING,
+    HIGHEST,
+    IDEAL,
+    LOWEST,
+    best,
+    crossover,
+    efficiency,
+    ratio,
+    recorded,
+    reference,
+    scaling,
+    speedup,
+    table,
+    throughput,
+    value,
+)
 
 __all__ = [
     "Axis", "CaseSpec", "Unavailable", "record", "pinning", "TreeCpuClock",
@@ -28,6 +52,10 @@ __all__ = [
     "THREADS", "PROCESSES", "CUSTOM", "counts", "threads", "processes",
     "table", "value", "ratio", "speedup", "throughput", "crossover",
     "recorded", "best", "LOWEST", "HIGHEST", "finding", "efficiency",
-    "scaling", "IDEAL", "CEILING", "import_extension", "needs",
-    "perf_counter",
+    "scaling", "IDEAL", "CEILING", "reference", "import_extension", "needs",
+    "perf_counter", "calling",
+    # What the built-in families use to start processes and pools of
+    # their own; a user's family may too (docs/writing-cases.rst).
+    "Team", "fork_context", "process_cpu_seconds",
+    "make_interpreter_pool", "interpreters_unavailable",
 ]

@@ -11,6 +11,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = os.path.join(ROOT, "tests")
+# The tests' own case families and data; conftest.py puts it on sys.path.
+FIXTURES = os.path.join(TESTS, "fixtures")
 
 # pyperf sizing options for the smallest possible run: one worker process,
 # one value of one loop, no warmup.
@@ -48,7 +50,8 @@ def drive(spec, params, loops):
     included); return what the case record()ed."""
     from types import SimpleNamespace
 
-    from gilbench.measure import record as record_module, timers
+    from gilbench.measure import record as record_module
+    from gilbench.measure import timers
 
     # What make_timer reads of a registry.Benchmark (whose name would need
     # every axis in params).
@@ -186,8 +189,12 @@ def benchmark_metadata(dimensions, axes=None, tables=None, name=None,
     """
     import json
 
-    from gilbench.model.resultformat import (AXES_KEY, FORMAT_KEY,
-                                             FORMAT_VERSION, TABLES_KEY)
+    from gilbench.model.resultformat import (
+        AXES_KEY,
+        FORMAT_KEY,
+        FORMAT_VERSION,
+        TABLES_KEY,
+    )
     if axes is None:
         axes = [THREADS_AXIS if k == "threads"
                 else {"name": k, "unit": "", "log": False}

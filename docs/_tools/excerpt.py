@@ -22,7 +22,7 @@ def _grid_rows(lines):
     while end < len(lines) and lines[end].startswith(("+", "|")):
         end += 1
     grid = lines[start:end]
-    head_end = next(i for i, l in enumerate(grid) if l.startswith("+="))
+    head_end = next(i for i, text in enumerate(grid) if text.startswith("+="))
     header, rows, row = grid[:head_end + 1], [], []
     for line in grid[head_end + 1:]:
         if line.startswith("+"):
@@ -49,8 +49,8 @@ def findings(lines, family):
 
 def _footnotes(used, after):
     wanted = set(re.findall(r"\[(\d+)\]", "\n".join(used)))
-    notes = [l for l in after[:40] if FOOTNOTE.match(l)
-             and FOOTNOTE.match(l).group(1) in wanted]
+    notes = [text for text in after[:40] if FOOTNOTE.match(text)
+             and FOOTNOTE.match(text).group(1) in wanted]
     return notes + [""] if notes else []
 
 
@@ -63,7 +63,7 @@ def section(lines, title):
                                     and len(lines[end + 1]) >= len(lines[end])
                                     and lines[end]):
         end += 1
-    body = [l for l in lines[start:end]]
+    body = [text for text in lines[start:end]]
     return body
 
 

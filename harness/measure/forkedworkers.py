@@ -2,7 +2,8 @@
 
 pyperf starts each worker as a fresh interpreter, which then imports
 pyperf, psutil, gilbench and the case again, the most of what a default
-benchmark spends outside its values (docs/operations.rst).  The benchmark program (the pyperf master) has all of that loaded and has
+benchmark spends outside its values (docs/operations.rst).  The
+benchmark program (the pyperf master) has all of that loaded and has
 not set the case up (that happens in its calibration fork and in each
 worker), so a fork of it is a worker minus the start.  The fork runs the
 very command line pyperf would have started (``worker_cmd``), through the

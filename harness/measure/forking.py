@@ -3,7 +3,7 @@ would run it: its exit code (minus the signal number when killed, as
 subprocess.Popen says), what it wrote, SystemExit and exceptions as an
 interpreter would end on them.
 
-The runner forks benchmark programs (gilbench.runner.forkstart), and a
+The runner forks benchmark programs (:func:`start_program`), and a
 benchmark program forks its loop calibration and its workers
 (gilbench.measure.loopcalibration, gilbench.measure.forkedworkers).
 
@@ -15,10 +15,11 @@ Worker side: Python 2.7 compatible.  POSIX only.
 import os
 import platform
 import random
+import signal
 import sys
 import traceback
 
-from gilbench.measure import pyperfinternals
+from gilbench.measure import gilguard, pyperfinternals
 
 
 class ForkedProcess(object):
@@ -63,6 +64,30 @@ def start(main):
 
 
 _parent_only = set()  # descriptors no fork of this process may hold
+
+
+def program_fork_possible():
+    """Whether a benchmark's pyperf program may start as a fork of the
+    runner (the interpreter up, pyperf imported: no interpreter start).
+    On a free-threaded build only while the runner's GIL is as a fresh
+    program's would be: an import in the runner may have enabled it, and
+    a fork would inherit that."""
+    return hasattr(os, "fork") and gilguard.reenabled_reason() is None
+
+
+def start_program(main, output, preexec):
+    """Fork a benchmark program; the child runs ``preexec()`` then
+    ``main()`` with stdout and stderr on ``output`` (a file) and exits
+    with main's exit code."""
+    def child():
+        os.dup2(output.fileno(), 1)
+        os.dup2(output.fileno(), 2)
+        # The streams on those descriptors, whatever replaced them here.
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        preexec()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the runner's
+        return main()
+    return start(child)
 
 
 def parent_only(fd):

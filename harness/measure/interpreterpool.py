@@ -37,13 +37,14 @@ def _stdlib_pool():
 def _low_level():
     """(interpreters module, channels module, version tag) or None."""
     try:
-        import _interpreters
         import _interpchannels
+        import _interpreters
         return _interpreters, _interpchannels, 13
     except ImportError:
         pass
     try:
         import _xxsubinterpreters
+
         import _xxinterpchannels
         if sys.version_info >= (3, 12):  # before, one GIL for all
             return _xxsubinterpreters, _xxinterpchannels, 12

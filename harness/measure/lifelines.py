@@ -54,6 +54,7 @@ def reap_orphans():
     running: anything left is a process a case left behind.
     """
     import psutil
+
     from gilbench.measure.metrics import descendants
     left = descendants()
     for process in left:

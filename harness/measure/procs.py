@@ -13,9 +13,9 @@ dropped, so a case that returns something unpicklable by accident still
 runs.
 
 A worker that dies fails the benchmark with its signal or exit code; the
-rest are killed.  Workers (a :class:`gilbench.measure.team.Team`) die with their
-parent (PR_SET_PDEATHSIG on Linux) and are daemonic, so none outlives the
-pyperf worker that made them.
+rest are killed.  Workers (a :class:`gilbench.measure.team.Team`) die
+with their parent (PR_SET_PDEATHSIG on Linux) and are daemonic, so none
+outlives the pyperf worker that made them.
 
 Where fork is missing, workers are spawned and each calls the case's
 prepare() itself (``GILBENCH_START_METHOD=spawn`` forces that, for tests).

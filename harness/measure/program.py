@@ -1,7 +1,7 @@
 """The pyperf program: registers one benchmark and lets pyperf run it.
 
 ``gilbench run`` runs this once per benchmark, in a process of its own (a
-fork of the runner where it can be: gilbench.runner.forkstart), so a
+fork of the runner where it can be: gilbench.measure.forking), so a
 crash or a hang costs only that benchmark.  It calibrates the loop count
 in a fork of itself (gilbench.measure.loopcalibration), then pyperf runs
 it as its workers with ``--worker``: forks of it
@@ -25,9 +25,18 @@ import sys
 import pyperf
 
 from gilbench.errors import UsageError
-from gilbench.measure import (foreign, forkedworkers, gilguard,
-                              lifelines, loopcalibration, metrics, pinning,
-                              pyperfinternals, record, timers)
+from gilbench.measure import (
+    foreign,
+    forkedworkers,
+    gilguard,
+    lifelines,
+    loopcalibration,
+    metrics,
+    pinning,
+    pyperfinternals,
+    record,
+    timers,
+)
 from gilbench.model import drivers, registry
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;

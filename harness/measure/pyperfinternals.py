@@ -4,7 +4,7 @@ gilbench forks its benchmark programs and their workers, keeps a fork's
 answers, and adds per-run metadata: pyperf has no public hook for any of
 these.  Each private name used is listed in :data:`USED`, and
 :func:`missing` says which of them the installed pyperf lacks
-(tests/test_fork_state.py runs it on every interpreter the CI smoke
+(tests/e2e/test_fork_state.py runs it on every interpreter the CI smoke
 builds: a pyperf release that moves one fails there, not in a benchmark).
 
 Checked against the pyperf each interpreter installs: 1.7.1 on Python

@@ -106,7 +106,8 @@ class Team(object):
     ``role`` names the children in messages; failures raise ``error``.
     ``unavailable``: an exception class that a child's set-up raises to
     say "not here"; it is raised again here (the service family passes
-    registry.Unavailable; a processes-driver worker's is a failure).  Only a ``gated`` team parks at the gate.  ``watch``:
+    registry.Unavailable; a processes-driver worker's is a failure).
+    Only a ``gated`` team parks at the gate.  ``watch``:
     teams this one depends on, checked first, so that a failure names the
     process whose death caused it.
     """

@@ -17,9 +17,21 @@ is read against this machine as well as against N.
 
 Worker side: Python 2.7-compatible.
 """
-from gilbench.api import (CEILING, IDEAL, PROCESSES, THREADS, CaseSpec,
-                          efficiency, finding, processes, scaling, speedup,
-                          table, threads, value)
+from gilbench.api import (
+    CEILING,
+    IDEAL,
+    PROCESSES,
+    THREADS,
+    CaseSpec,
+    efficiency,
+    finding,
+    processes,
+    scaling,
+    speedup,
+    table,
+    threads,
+    value,
+)
 from gilbench.measure import statement
 from gilbench.model import resultformat, timeitspec
 

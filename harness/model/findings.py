@@ -2,7 +2,7 @@
 
 A case module lists them in ``FINDINGS`` next to ``TABLES``; like tables
 they travel as JSON in the ``gilbench_findings`` metadata of every
-benchmark of the family, so the report (``gilbench.report.findings``)
+benchmark of the family, so the report (``gilbench.report.tables.questions``)
 opens with a family's answers without an edit.  Worker side: Python 2.7
 compatible, plain dicts only.
 

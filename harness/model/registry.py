@@ -36,9 +36,9 @@ import json
 from collections import OrderedDict
 
 from gilbench.errors import UsageError
-from gilbench.model import (axes as axes_module, drivers, findings, modules,
-                            resultformat)
-from gilbench.model.tables import CEILING, named_dimensions
+from gilbench.model import axes as axes_module
+from gilbench.model import drivers, findings, modules, resultformat
+from gilbench.model.tables import CEILING, named_dimensions, reference
 
 # Metadata keys an axis may not take: pyperf's own and gilbench's.
 RESERVED_KEYS = frozenset(resultformat.NAME_PARTS + (
@@ -51,7 +51,7 @@ RESERVED_KEYS = frozenset(resultformat.NAME_PARTS + (
     "calibrate_warmups", "recalibrate_warmups", "hostname", "platform",
     resultformat.FORMAT_KEY, resultformat.AXES_KEY, resultformat.TABLES_KEY,
     resultformat.FINDINGS_KEY, resultformat.ORDER_KEY,
-    resultformat.MISSING_KEY))
+    resultformat.REFERENCE_KEY, resultformat.MISSING_KEY))
 DEFAULT_ORDER = resultformat.DEFAULT_ORDER
 
 
@@ -244,13 +244,22 @@ class Selection(object):
 
 
 class Declared(object):
-    """What a case module declares for the report: its TABLES, FINDINGS
-    and ORDER, as every benchmark of the family carries them."""
+    """What a case module declares for the report: its TABLES, FINDINGS,
+    ORDER and REFERENCE, as every benchmark of the family carries them."""
 
-    def __init__(self, tables=(), findings=(), order=DEFAULT_ORDER):
+    def __init__(self, tables=(), findings=(), order=DEFAULT_ORDER,
+                 reference=None):
         self.tables = list(tables)
         self.findings = list(findings)
         self.order = order
+        self.reference = reference  # {count axis: name parts} or None
+
+    def is_reference(self, spec):
+        """Whether ``spec``'s benchmarks are reference points this
+        declares."""
+        where = (self.reference or {}).get(drivers.count_axis(spec.driver))
+        return where is not None and all(
+            getattr(spec, part) == value for part, value in where.items())
 
     def metadata(self):
         metadata = {}
@@ -262,6 +271,9 @@ class Declared(object):
                 self.findings, sort_keys=True)
         if self.order != DEFAULT_ORDER:
             metadata[resultformat.ORDER_KEY] = self.order
+        if self.reference:
+            metadata[resultformat.REFERENCE_KEY] = json.dumps(
+                self.reference, sort_keys=True)
         return metadata
 
 
@@ -307,7 +319,16 @@ def _declared(module_name, module, specs):
                         "title", named_dimensions)
     _check_declarations(module_name, specs, found, "FINDINGS", "finding",
                         "question", findings.named_dimensions)
-    return Declared(tables, found, order)
+    points = getattr(module, "REFERENCE", None)
+    if points is not None:
+        if not isinstance(points, dict):
+            raise UsageError("case module %r: REFERENCE must be "
+                             "gilbench.api.reference(...)" % module_name)
+        try:
+            points = reference(**points)
+        except UsageError as exc:
+            raise UsageError("case module %r: %s" % (module_name, exc))
+    return Declared(tables, found, order, points)
 
 
 def _check_declarations(module_name, specs, declarations, attribute, what,
@@ -366,8 +387,9 @@ CEILING_MODULE = "gilbench.cases.ceiling"
 def load(module_names, selection=None, patterns=None):
     """The ordered benchmark list for the given modules and selection.
     A case module whose declarations read the ceiling (efficiency
-    against CEILING) brings the built-in ceiling family along, and its
-    benchmarks are measured with the selection's."""
+    against CEILING) brings the built-in ceiling family's reference
+    points along, for the count axes of the benchmarks chosen, measured
+    at the selection's counts."""
     selection = selection or Selection()
     found = load_specs(module_names)
     ceiling = _ceiling_needed(found)
@@ -378,16 +400,20 @@ def load(module_names, selection=None, patterns=None):
     for spec, declared in found:
         benchmarks.extend(expand(spec, declared, selection))
     chosen = select(benchmarks, patterns, selection)
-    if ceiling:
-        chosen += [b for b in benchmarks if b not in chosen
-                   and b.spec.family == resultformat.CEILING_FAMILY]
-    return chosen
+    if not ceiling:
+        return chosen
+    if not patterns:  # the whole ceiling family only when a glob asks
+        chosen = [b for b in chosen if not b.declared.reference]
+    axes = set(drivers.count_axis(b.spec.driver) for b in chosen)
+    return chosen + [b for b in benchmarks if b not in chosen
+                     and b.declared.is_reference(b.spec)
+                     and drivers.count_axis(b.spec.driver) in axes]
 
 
 def _ceiling_needed(found):
-    """Whether declarations read the ceiling family, and it is not
-    among the loaded modules."""
-    if any(spec.family == resultformat.CEILING_FAMILY for spec, _ in found):
+    """Whether declarations read the ceiling, and no loaded module
+    declares a REFERENCE."""
+    if any(declared.reference for _, declared in found):
         return False
     cells = [item["cell"] for _, declared in found
              for item in declared.tables + declared.findings]

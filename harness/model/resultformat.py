@@ -28,6 +28,12 @@ one key per axis, e.g. ``threads`` (int), ``kind`` (str), ``cs_ns`` (int)
     (``gilbench.model.findings``), when it declares any.
 ``gilbench_order`` (int or float)
     where the family goes on the page, when it declares ``ORDER``.
+``gilbench_reference``
+    JSON object ``{count axis: {"case", "variant", "backend"}}``: the
+    benchmarks the family offers as this machine's ceiling, when it
+    declares ``REFERENCE`` (the ceiling family does).  Files written
+    before this key read the ceiling family's of that time
+    (``LEGACY_REFERENCE``).
 
 Per run (pyperf worker) it adds ``cpu_utilisation`` (CPU seconds of the
 process, or process tree, over the timed window / wall seconds),
@@ -55,7 +61,8 @@ append more worker processes.  A run it appended carries
 ``gilbench_extended`` (int 1).
 
 A benchmark's child program writes its family's ``gilbench_tables``,
-``gilbench_findings`` and ``gilbench_order`` with every benchmark, and
+``gilbench_findings``, ``gilbench_order`` and ``gilbench_reference``
+with every benchmark, and
 ``gilbench_axes``, ``value_means`` and ``description`` are the same for
 every benchmark of a case.  The merged result file holds them once instead, in
 ``gilbench_declarations``: a JSON object ``{family: {key: value, "cases":
@@ -78,7 +85,9 @@ ORDER_KEY = "gilbench_order"
 # A result file holds each family's declarations, and each case's
 # constants, once under this key.
 DECLARATIONS_KEY = "gilbench_declarations"
-DECLARATION_KEYS = (TABLES_KEY, FINDINGS_KEY, ORDER_KEY)
+# A family's REFERENCE (gilbench.model.tables.reference), JSON.
+REFERENCE_KEY = "gilbench_reference"
+DECLARATION_KEYS = (TABLES_KEY, FINDINGS_KEY, ORDER_KEY, REFERENCE_KEY)
 # How the file's run was made (its case modules, selection, sizing and
 # harness options), so ``gilbench extend`` measures more of the same.
 RUN_KEY = "gilbench_run"
@@ -93,11 +102,13 @@ DEFAULT_ORDER = 100  # a family that declares no ORDER
 # taken reads 0.5, and the ticks' rounding on an idle machine stays below
 # (docs/reading.rst, "A busy machine").
 BUSY_SHARE = 0.3
-# The built-in family whose perfectly parallel C loop is this machine's
-# ceiling, read by every efficiency cell "against the ceiling" and drawn
-# in every scaling figure: its case, and its variant per driver.
-CEILING_FAMILY = "ceiling"
-CEILING_CASE = "spin"
+# The drivers' count axes: what a reference point is given per.
+COUNT_AXES = ("threads", "processes")
+# What a file written before REFERENCE_KEY existed was read against: the
+# built-in ceiling family's declaration of that time.
+LEGACY_REFERENCE = {"ceiling": {
+    axis: {"case": "spin", "variant": axis, "backend": "cython"}
+    for axis in COUNT_AXES}}
 # The family ``gilbench timeit`` generates from a statement.
 TIMEIT_FAMILY = "timeit"
 MISSING_KEY = "gilbench_missing"

@@ -17,7 +17,7 @@ dimension that a table does not mention (and its cell does not consume) is
 added to ``per``, so two benchmarks never compete for one cell.
 """
 from gilbench.errors import UsageError
-from gilbench.model.resultformat import CELL_KINDS, INTERPRETER
+from gilbench.model.resultformat import CELL_KINDS, COUNT_AXES, INTERPRETER
 
 IDEAL, CEILING = "ideal", "ceiling"
 LOWEST, HIGHEST = "lowest", "highest"
@@ -115,6 +115,26 @@ def scaling(over, baseline=1, scaled=True):
     contention and k the coherence cost, and the N where it peaks."""
     return {"kind": "scaling", "over": over, "baseline": baseline,
             "scaled": bool(scaled)}
+
+
+def reference(**points):
+    """What a family offers as this machine's ceiling, per count axis: the
+    name parts (case, variant, backend) of the benchmarks every
+    ``efficiency(..., against=CEILING)`` cell, and every scaling figure,
+    reads at the same count, e.g. ``reference(threads={"case": "spin",
+    "variant": "threads", "backend": "cython"})``.  A module declares it
+    as ``REFERENCE``; the built-in ceiling family does."""
+    for axis, where in points.items():
+        if axis not in COUNT_AXES:
+            raise UsageError("reference(%s=...): a reference is given per "
+                             "count axis (%s)" % (axis, ", ".join(COUNT_AXES)))
+        if not isinstance(where, dict) or set(where) - set(POINT_PARTS):
+            raise UsageError("reference(%s=...): a dict of %s"
+                             % (axis, ", ".join(POINT_PARTS)))
+    return dict((axis, dict(where)) for axis, where in points.items())
+
+
+POINT_PARTS = ("case", "variant", "backend")
 
 
 def cell_dimensions(cell):

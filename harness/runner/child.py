@@ -20,9 +20,8 @@ import subprocess
 import sys
 import time
 
-from gilbench.measure import lifelines, program
+from gilbench.measure import forking, lifelines, program
 from gilbench.model import registry
-from gilbench.runner import forkstart
 from gilbench.signals import signal_name
 
 # ``--quick`` sizing, unless pyperf sizing options are given: one process
@@ -150,11 +149,11 @@ def call(cmd, timeout, memory_limit_mb, output_path, in_process=None):
     ``output_path``; its exit code, or None when it was killed at
     ``timeout`` seconds.  ``in_process``, a function doing what ``cmd``
     would, runs in a fork of this process instead where it can
-    (gilbench.runner.forkstart)."""
+    (gilbench.measure.forking.start_program)."""
     with open(output_path, "w") as output:
-        if in_process is not None and forkstart.possible():
-            process = forkstart.start(in_process, output,
-                                      _preexec(memory_limit_mb))
+        if in_process is not None and forking.program_fork_possible():
+            process = forking.start_program(in_process, output,
+                                            _preexec(memory_limit_mb))
         else:
             process = subprocess.Popen(
                 cmd, stdout=output, stderr=subprocess.STDOUT,

@@ -10,8 +10,11 @@ import os
 import signal
 import sys
 
-from gilbench.errors import (OneLineErrorParser, UsageError,
-                             exit_with_usage_error)
+from gilbench.errors import (
+    OneLineErrorParser,
+    UsageError,
+    exit_with_usage_error,
+)
 from gilbench.runner import runoptions
 
 COMMANDS = ("run", "timeit", "list", "report", "compare", "refine",
@@ -138,21 +141,21 @@ def _report_side(command, run):
 
 def cmd_report(argv):
     def run():
-        from gilbench.report import cli as report_cli
+        from gilbench.report.commands import report as report_cli
         return report_cli.main(argv)
     return _report_side("report", run)
 
 
 def cmd_compare(argv):
     def run():
-        from gilbench.report import compare
+        from gilbench.report.commands import compare
         return compare.main(argv)
     return _report_side("compare", run)
 
 
 def cmd_refine(argv):
     def run():
-        from gilbench.report import refine
+        from gilbench.report.commands import refine
         return refine.main(argv)
     return _report_side("refine", run)
 

@@ -22,7 +22,7 @@ import tempfile
 from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.model import registry
 from gilbench.model.resultformat import RUN_KEY
-from gilbench.runner import calibration, child, journal, results
+from gilbench.runner import child, earlier_result, journal, results
 
 NEEDED = ("modules", "quick", "timeout", "memory_limit", "pyperf_options")
 
@@ -49,7 +49,7 @@ def main(argv):
     args = parser().parse_args(argv)
     if args.processes < 1:
         raise UsageError("--processes must be at least 1")
-    suite = calibration.load_result(args.result, "extend")
+    suite = earlier_result.load_result(args.result, "extend")
     made = _how_made(suite, args.result)
     measured = _measured_runs(suite, args.names, args.result)
     benchmarks = _benchmarks(made, args.names)
@@ -75,7 +75,7 @@ def main(argv):
 def _how_made(suite, path):
     """The file's RUN_KEY, checked: made here, by this interpreter."""
     first = suite.get_benchmarks()[0].get_runs()[0].get_metadata()
-    why = calibration.mismatch(first, calibration.here())
+    why = earlier_result.mismatch(first, earlier_result.here())
     if why:
         raise UsageError("%s was made elsewhere (%s): extend it with the "
                          "interpreter and machine that made it" % (path, why))

@@ -21,10 +21,17 @@ import pyperf
 from gilbench import atomicfile
 from gilbench.errors import UsageError
 from gilbench.measure import gilguard
-from gilbench.model.resultformat import (CASES_KEY, CASE_KEYS,
-                                         DECLARATIONS_KEY, DECLARATION_KEYS,
-                                         EXTENDED_KEY, MEANS_KEY,
-                                         MISSING_KEY, RUN_KEY, case_id)
+from gilbench.model.resultformat import (
+    CASE_KEYS,
+    CASES_KEY,
+    DECLARATION_KEYS,
+    DECLARATIONS_KEY,
+    EXTENDED_KEY,
+    MEANS_KEY,
+    MISSING_KEY,
+    RUN_KEY,
+    case_id,
+)
 
 
 def default_output():

@@ -18,8 +18,15 @@ import time
 from gilbench.measure import gilguard, lifelines, program
 from gilbench.model import registry, timeitspec
 from gilbench.model.registry import Unavailable
-from gilbench.runner import (calibration, child, journal, progress,
-                             remeasure, results, timing)
+from gilbench.runner import (
+    child,
+    earlier_result,
+    journal,
+    progress,
+    remeasure,
+    results,
+    timing,
+)
 
 # Environment settings that change what the benchmarks measure (the
 # statement gilbench timeit hands over, the processes driver's start
@@ -87,7 +94,7 @@ def run(args, pyperf_options):
     program.check_pyperf_options(pyperf_options)
     args.calibrated = {}
     if args.loops_from:
-        args.calibrated, why = calibration.loops_from(args.loops_from)
+        args.calibrated, why = earlier_result.loops_from(args.loops_from)
         if why:
             print(why, file=sys.stderr)
     output = args.output or results.default_output()

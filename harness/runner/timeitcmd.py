@@ -27,13 +27,11 @@ import tempfile
 
 from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.measure import metrics
-from gilbench.model import axes, registry, resultformat as fmt, timeitspec
+from gilbench.model import axes, registry, timeitspec
+from gilbench.model import resultformat as fmt
 from gilbench.runner import child, results, run, runoptions
 
 CASE_MODULE = "gilbench.measure.timeitcase"
-CEILING_MODULE = "gilbench.cases.ceiling"
-CEILING_CASES = {"threads": "ceiling.spin.threads.cython",
-                 "processes": "ceiling.spin.processes.cython"}
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 # pyperf's sizing and pinning options, declared so that their values are
 # never taken for the statement; timeit's --processes is the processes
@@ -127,16 +125,16 @@ def _spec(args):
 
 
 def run_arguments(args, spec, output):
-    """What ``run`` takes: the generated family and the ceiling, at the
-    statement's counts."""
+    """What ``run`` takes: the generated family, at the statement's
+    counts; it reads its efficiency against the ceiling, so the run
+    measures the ceiling's reference points beside it
+    (gilbench.model.registry.load)."""
     params = {"threads": ",".join(map(str, spec["threads"]))}
-    patterns = ["%s.%s.*" % (fmt.TIMEIT_FAMILY, spec["name"]),
-                CEILING_CASES["threads"]]
+    patterns = ["%s.%s.*" % (fmt.TIMEIT_FAMILY, spec["name"])]
     if spec["processes"]:
         params["processes"] = ",".join(map(str, spec["processes"]))
-        patterns.append(CEILING_CASES["processes"])
     return argparse.Namespace(
-        module=[CEILING_MODULE, CASE_MODULE], case=patterns, params=params,
+        module=[CASE_MODULE], case=patterns, params=params,
         quick=args.quick, output=output, timeout=args.timeout,
         pin_threads=args.pin_threads, fresh_workers=args.fresh_workers,
         quiet=args.quiet, resume=args.resume,
@@ -243,7 +241,7 @@ def answers(path, spec):
         return lines + ["Answers: gilbench report %s (Python >= 3.9)"
                         % path]
     try:
-        from gilbench.report import timeit_answers
+        from gilbench.report.tables import timeit_answers
     except ImportError as exc:  # no report extra here: the run still counts
         return lines + ["Answers: gilbench report %s, where the report "
                         "extra is installed (%s)" % (path, exc)]

@@ -1,0 +1,1 @@
+"""The report-side commands: report, compare, refine."""

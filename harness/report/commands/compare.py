@@ -1,0 +1,355 @@
+"""``gilbench compare BASE CHANGED``: did a change make each
+benchmark of a matrix faster or slower, and is that real?
+
+Benchmarks are paired by their dimensions (name parts and axes, read from
+metadata); files by interpreter label when a side holds several.  The
+change is pyperf's normalized mean (changed mean / base mean), and the
+geometric mean per family is pyperf's too.  Significance is tested on
+worker processes, not values (see SIGNIFICANCE): values of one process
+are not independent draws, and testing them as if they were called 28%
+of an A/A pair's benchmarks significant.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+import numpy
+
+from gilbench.errors import OneLineErrorParser, UsageError
+from gilbench.measure import pyperfinternals
+from gilbench.report.commands import compare_scaling
+from gilbench.report.data import loader
+from gilbench.report.data.lookup import identity
+from gilbench.report.data.records import Cell, Table, label
+from gilbench.report.kinds.base import ratio_interval
+from gilbench.report.numbers import cells, intervals
+from gilbench.report.pages import render
+from gilbench.report.pages.output import (
+    add_output_options,
+    emit,
+    output_format,
+)
+
+ALPHA = 0.05
+SIGNIFICANCE = (
+    "Significant: Welch's t-test (scipy.stats.ttest_ind) on the means of "
+    "each side's worker processes (a side with one process: Student's "
+    "t-test on its values, as pyperf does), then Benjamini-Hochberg over "
+    "every benchmark of this comparison (scipy.stats.false_discovery_"
+    "control): 'yes' where the adjusted p (q) is below %g.  With pyperf's "
+    "default of 2 processes a side only a change well beyond the "
+    "process-to-process spread is called; run with more processes (-p N) "
+    "for a sharper test.  Untested changes never fail --fail-above."
+    % ALPHA)
+
+
+@dataclass
+class Change:
+    family: str
+    name: str
+    base: object  # Record or None (only in the other side)
+    changed: object
+    norm: float | None = None  # changed mean / base mean
+    significant: bool | None = None  # None: untested
+    t_score: float | None = None
+    p: float | None = None  # the t-test's, before adjustment
+    q: float | None = None  # p adjusted over the whole comparison
+    untested: str = ""  # why the t-test was not run
+    pair: str = ""  # which files: "CPython 3.12" or "A -> B"
+
+    @property
+    def percent(self):
+        return (self.norm - 1.0) * 100.0
+
+    @property
+    def slower(self):
+        return self.significant and self.norm > 1.0
+
+    @property
+    def faster(self):
+        return self.significant and self.norm < 1.0
+
+
+def _samples(record):
+    """The means of the record's worker processes, or its values when it
+    has one process (or was written without runs); and which they are."""
+    runs = [run for run in record.run_values if run]
+    if len(runs) >= 2:
+        return [sum(run) / len(run) for run in runs], "processes"
+    return list(record.values), "values"
+
+
+def t_test(base, changed):
+    """(t score, p, why untested) of changed against base."""
+    from scipy import stats
+    (before, unit), (after, other) = _samples(base), _samples(changed)
+    if unit != other:
+        unit = "values"
+        before, after = list(base.values), list(changed.values)
+    if len(before) < 2 or len(after) < 2:
+        return None, None, "untested: one value"
+    # Welch's test for process means (their spread may differ between
+    # sides); Student's for values, pyperf's own choice.
+    t_score, p = stats.ttest_ind(after, before,
+                                 equal_var=(unit == "values"))
+    if not numpy.isfinite(p):
+        return None, None, "untested: no spread"
+    return float(t_score), float(p), ""
+
+
+def adjust(found):
+    """Benjamini-Hochberg over the tested changes of one comparison:
+    sets each one's q and whether it is significant."""
+    from scipy import stats
+    tested = [c for c in found if c.p is not None]
+    if not tested:
+        return
+    for change, q in zip(tested, stats.false_discovery_control(
+            [c.p for c in tested])):
+        change.q = float(q)
+        change.significant = bool(q < ALPHA)
+
+
+def changes(base_file, changed_file):
+    """A Change per benchmark in either file, base order first."""
+    found = {}
+    for side, result in (("base", base_file), ("changed", changed_file)):
+        for record in result.records:
+            slot = found.setdefault(identity(record), {})
+            if side not in slot or record.measured:
+                slot[side] = record
+    result = []
+    for slot in found.values():
+        base, changed = slot.get("base"), slot.get("changed")
+        some = base or changed
+        change = Change(some.dims["family"], some.name, base, changed,
+                        pair=_pair_label(base_file, changed_file))
+        if base and changed and base.measured and changed.measured \
+                and base.unit == changed.unit and base.mean > 0:
+            change.norm = changed.mean / base.mean
+            change.t_score, change.p, change.untested = t_test(base,
+                                                               changed)
+        result.append(change)
+    return result
+
+
+def pair_files(base, changed):
+    """[(base file, changed file)]: the only file of each side, else the
+    files whose interpreter labels match."""
+    if len(base) == 1 and len(changed) == 1:
+        return [(base[0], changed[0])]
+    by_label = {r.interpreter: r for r in changed}
+    pairs = [(r, by_label[r.interpreter]) for r in base
+             if r.interpreter in by_label]
+    if not pairs:
+        raise UsageError(
+            "no interpreter in common: base has %s; changed has %s" % (
+                ", ".join(r.interpreter for r in base),
+                ", ".join(r.interpreter for r in changed)))
+    return pairs
+
+
+def _side(record, other_reason):
+    if record is None:
+        return cells.missing(other_reason)
+    if not record.measured:
+        return cells.missing(record.reason)
+    return cells.raw(record)
+
+
+def _change_cell(change):
+    """The change with the bootstrap interval of changed / base mean as
+    percentages; flagged not significant (?) when that interval holds 0%
+    (the significant column is the t-test, which --fail-above uses)."""
+    format_normalized_mean, _ = pyperfinternals.compare_helpers()
+    if change.norm is None:
+        return cells.missing("n/a: not measured on both sides")
+    interval = ratio_interval(change.changed, change.base)
+    text = cells.spaced(cells.percent_change(change.norm, interval),
+                        "(%s)" % format_normalized_mean(change.norm))
+    significant = intervals.excludes(interval)
+    return Cell(text, change.norm, interval=interval,
+                significant=significant,
+                flags=cells.flags(change.base, change.changed,
+                                  significant=significant))
+
+
+def _significance_cell(change):
+    if change.norm is None:
+        return label("")
+    if change.significant is None:
+        return label(change.untested)
+    return label("%s (t=%.2f, q=%s)" % (
+        "yes" if change.significant else "no", change.t_score,
+        cells.significant(change.q, 2)))
+
+
+def _pair_label(base_file, changed_file):
+    if base_file.interpreter == changed_file.interpreter:
+        return base_file.interpreter
+    return "%s -> %s" % (base_file.interpreter, changed_file.interpreter)
+
+
+def family_table(family, base_file, changed_file, family_changes):
+    rows = [[label(c.name), _side(c.base, "n/a: not in base"),
+             _side(c.changed, "n/a: not in changed"), _change_cell(c),
+             _significance_cell(c)] for c in family_changes]
+    return Table(
+        title="%s: %s" % (family, _pair_label(base_file, changed_file)),
+        note="Change: changed mean / base mean - 1 (pyperf's normalized "
+        "mean); + is slower; in brackets its 95%% confidence interval, by "
+        "%s (? where it holds 0%%)." % intervals.METHOD,
+        header=[label(h) for h in (
+            "Benchmark", "base: " + base_file.interpreter,
+            "changed: " + changed_file.interpreter, "change",
+            "significant")],
+        rows=rows, family=family, shaded=True)
+
+
+def _summary_row(pair_label, family, family_changes):
+    format_normalized_mean, geometric_mean = pyperfinternals.compare_helpers()
+    norms = [c.norm for c in family_changes if c.norm is not None]
+    slower = [c for c in family_changes if c.slower]
+    faster = [c for c in family_changes if c.faster]
+    worst = max(slower, key=lambda c: c.norm, default=None)
+    if norms:
+        mean = geometric_mean(norms)
+        geo = Cell("%+.1f%% (%s)" % ((mean - 1) * 100,
+                                      format_normalized_mean(mean)), mean)
+    else:
+        geo = cells.missing("n/a: nothing measured on both sides")
+    return [label(pair_label), label(family), label(len(norms)), geo,
+            label(len(slower)), label(len(faster)),
+            label("%s (%+.1f%%)" % (worst.name, worst.percent)
+                  if worst else "-")]
+
+
+def summary_table(rows):
+    return Table(
+        title="Summary", note="Geometric mean of the changes of the "
+        "benchmarks measured on both sides (pyperf's geometric_mean), and "
+        "how many changed significantly.",
+        header=[label(h) for h in (
+            "Interpreter", "Family", "Benchmarks", "Geometric mean",
+            "Significantly slower", "Significantly faster",
+            "Largest significant slowdown")],
+        rows=rows, family="Summary", shaded=True)
+
+
+@dataclass
+class Comparison:
+    tables: list
+    changes: list
+    intro: list
+    scaling: list = field(default_factory=list)  # ScalingChanges
+
+
+def compare(base_paths, changed_paths):
+    base = loader.load_results(base_paths)
+    changed = loader.load_results(changed_paths)
+    pairs = pair_files(base, changed)
+    found = [(base_file, changed_file, changes(base_file, changed_file),
+              compare_scaling.changes(base_file, changed_file,
+                                      _pair_label(base_file, changed_file)))
+             for base_file, changed_file in pairs]
+    every = [c for _, _, time_changes, _ in found for c in time_changes]
+    scaling = [c for _, _, _, curves in found for c in curves]
+    # Significance is decided over the whole comparison before any table.
+    adjust(every)
+    compare_scaling.back(scaling, every)
+    tables, summary = [], []
+    for base_file, changed_file, time_changes, curves in found:
+        pair = _pair_label(base_file, changed_file)
+        if curves:
+            tables.append(compare_scaling.table(curves, pair))
+        for family in sorted({c.family for c in time_changes}):
+            of_family = [c for c in time_changes if c.family == family]
+            tables.append(family_table(family, base_file, changed_file,
+                                       of_family))
+            summary.append(_summary_row(pair, family, of_family))
+    unpaired = ([r.interpreter for r in base
+                 if all(r is not b for b, _ in pairs)]
+                + [r.interpreter for r in changed
+                   if all(r is not c for _, c in pairs)])
+    intro = ["Base: %s. Changed: %s." % (
+        ", ".join(r.interpreter for r in base),
+        ", ".join(r.interpreter for r in changed)), SIGNIFICANCE]
+    if unpaired:
+        intro.append("Without a partner (not compared): %s."
+                     % ", ".join(unpaired))
+    return Comparison([summary_table(summary)] + tables, every, intro,
+                      scaling)
+
+
+def slowdowns_above(comparison, percent):
+    return [c for c in comparison.changes
+            if c.slower and c.percent > percent]
+
+
+def render_comparison(comparison, fmt):
+    return render.render_tables(comparison.tables, fmt, "gilbench compare",
+                                comparison.intro)
+
+
+def _parser():
+    parser = OneLineErrorParser(
+        prog="gilbench compare",
+        description="Compare two sets of result JSON (format 2): each "
+        "benchmark's change and whether pyperf finds it significant, and "
+        "the geometric mean per family.")
+    parser.add_argument("base", metavar="BASE",
+                        help="result JSON file or directory (before)")
+    parser.add_argument("changed", metavar="CHANGED",
+                        help="result JSON file or directory (after)")
+    add_output_options(parser)
+    parser.add_argument("--fail-above", type=float, metavar="PCT",
+                        help="exit 1 when a significant slowdown exceeds "
+                        "PCT percent")
+    parser.add_argument("--fail-efficiency-drop", type=float, metavar="PCT",
+                        help="exit 1 when a scaling curve's efficiency at "
+                        "its largest common count drops by more than PCT "
+                        "percent and the drop is significant")
+    return parser
+
+
+def main(argv):
+    args = _parser().parse_args(argv)
+    for option in ("fail_above", "fail_efficiency_drop"):
+        value = getattr(args, option)
+        if value is not None and not value >= 0:
+            raise UsageError("--%s must be 0 or more (a percentage)"
+                             % option.replace("_", "-"))
+    fmt = output_format(args)
+    comparison = compare([args.base], [args.changed])
+    emit(render_comparison(comparison, fmt), fmt, args.output)
+    status = 0
+    if args.fail_efficiency_drop is not None:
+        status = _gate_scaling(comparison, args.fail_efficiency_drop)
+    if args.fail_above is None:
+        return status
+    worse = slowdowns_above(comparison, args.fail_above)
+    if worse:
+        worse.sort(key=lambda c: -c.norm)
+        named = ", ".join("%s [%s] %+.1f%%" % (c.name, c.pair, c.percent)
+                          for c in worse[:3])
+        more = " and %d more" % (len(worse) - 3) if len(worse) > 3 else ""
+        print("gilbench: %d significant slowdown(s) above %g%%: %s%s"
+              % (len(worse), args.fail_above, named, more), file=sys.stderr)
+        return 1
+    return status
+
+
+def _gate_scaling(comparison, percent):
+    """1 (and one line naming the worst) when efficiency dropped."""
+    worse = compare_scaling.drops_above(comparison.scaling, percent)
+    if not worse:
+        return 0
+    worse.sort(key=lambda c: c.percent)
+    named = ", ".join("%s: %s at N=%s %+.1f%%" % (
+        c.family, c.curve, cells.significant(c.count), c.percent)
+        for c in worse[:3])
+    more = " and %d more" % (len(worse) - 3) if len(worse) > 3 else ""
+    print("gilbench: %d significant efficiency drop(s) above %g%%: %s%s"
+          % (len(worse), percent, named, more), file=sys.stderr)
+    return 1

@@ -1,0 +1,36 @@
+"""``gilbench report FILE_OR_DIR ... [--format rst|md|html]
+[-o FILE]``."""
+from __future__ import annotations
+
+from gilbench.errors import OneLineErrorParser
+from gilbench.report.data import loader
+from gilbench.report.pages import render
+from gilbench.report.pages.output import (
+    add_output_options,
+    emit,
+    output_format,
+)
+
+
+def _parser():
+    parser = OneLineErrorParser(
+        prog="gilbench report",
+        description="Render the findings, the declared tables of every "
+        "family, then raw, CPU and runs tables, from result JSON (format "
+        "2); HTML adds a figure per declared table.")
+    loader.add_paths_argument(parser)
+    add_output_options(parser)
+    parser.add_argument("--docs-url", metavar="URL",
+                        help="HTML: link each built-in family's heading to "
+                        "its page of the manual built at URL (relative, "
+                        "e.g. docs/_build/html/, or absolute); off by "
+                        "default, so the page stays self-contained")
+    return parser
+
+
+def main(argv):
+    args = _parser().parse_args(argv)
+    fmt = output_format(args)
+    emit(render.render(loader.load_results(args.paths), fmt,
+                       docs_url=args.docs_url), fmt, args.output)
+    return 0

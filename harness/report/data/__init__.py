@@ -1,0 +1,1 @@
+"""Loading result files: records, interpreters, lookups."""

@@ -1,0 +1,333 @@
+"""Loads gilbench result files (format 2, see gilbench.model.resultformat) into
+Records: one per benchmark, measured or missing, with its dimensions read
+from metadata -- never from its name."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+
+import pyperf
+
+from gilbench.errors import UsageError
+from gilbench.model import resultformat as fmt
+from gilbench.model.resultformat import INTERPRETER
+from gilbench.report import kinds
+from gilbench.report.data import interpreters
+from gilbench.report.data.records import COUNT_AXES, Record, ResultFile
+
+REQUIRED = fmt.NAME_PARTS + (fmt.AXES_KEY, "ops_per_loop", "concurrency")
+RERUN = "re-run it with this gilbench (gilbench run)"
+
+
+def _load_suite(path):
+    try:
+        return pyperf.BenchmarkSuite.load(path)
+    except FileNotFoundError:
+        raise UsageError(f"result file {path!r} does not exist")
+    except Exception as exc:  # pyperf raises many types on bad input
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UsageError(f"{path!r} is not a pyperf result file ({reason})")
+
+
+def check_format(path, name, meta):
+    """Refuse, in one line, anything but a format-2 gilbench benchmark."""
+    version = meta.get(fmt.FORMAT_KEY)
+    if version is None and "family" not in meta:
+        raise UsageError(f"{path!r} is a pyperf file but not a gilbench "
+                         f"result ({name!r} has no {fmt.FORMAT_KEY} or "
+                         "family metadata)")
+    if version is None:  # format 1 had no version key
+        version = 1
+    if version != fmt.FORMAT_VERSION:
+        newer = isinstance(version, int) and version > fmt.FORMAT_VERSION
+        todo = "update gilbench to render it" if newer else RERUN
+        raise UsageError(f"{path!r} is gilbench result format {version}; "
+                         f"this report reads format {fmt.FORMAT_VERSION} "
+                         f"only: {todo}")
+    _require(path, name, meta, REQUIRED)
+
+
+def _require(path, name, meta, keys):
+    lacking = [k for k in keys if k not in meta]
+    if not lacking:
+        lacking = [a["name"] for a in _axes(path, name, meta)
+                   if a["name"] not in meta]
+    if lacking:
+        raise UsageError(f"{path!r} is not a valid gilbench format "
+                         f"{fmt.FORMAT_VERSION} result ({name!r} has no "
+                         f"{', '.join(lacking)} metadata)")
+
+
+def _json(path, what, text, kind):
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError):
+        data = None
+    if not isinstance(data, kind):
+        raise UsageError(f"{path!r} has unreadable {what} metadata "
+                         f"(expected a JSON {kind.__name__})")
+    return data
+
+
+def _axes(path, name, meta):
+    axes = _json(path, f"{fmt.AXES_KEY} of {name!r}",
+                 meta.get(fmt.AXES_KEY, "[]"), list)
+    if not all(isinstance(a, dict) and "name" in a for a in axes):
+        raise UsageError(f"{path!r}: {fmt.AXES_KEY} of {name!r} must list "
+                         "objects with a name")
+    return axes
+
+
+def _dims(path, name, meta):
+    keys = list(fmt.NAME_PARTS) + [a["name"] for a in _axes(path, name,
+                                                              meta)]
+    return {k: meta[k] for k in keys}
+
+
+def _mean_over_runs(runs, key):
+    found = [r.get_metadata()[key] for r in runs if key in r.get_metadata()]
+    return sum(found) / len(found) if found else None
+
+
+def _recorded_runs(runs):
+    """Every numeric per-run metadata key: its value in each run."""
+    found = {}
+    for run in runs:
+        for key, value in run.get_metadata().items():
+            if isinstance(value, (int, float)) and not isinstance(value,
+                                                                  bool):
+                found.setdefault(key, []).append(value)
+    return {key: tuple(found[key]) for key in sorted(found)}
+
+
+def _count_axis(meta):
+    """The count axis of the benchmark's driver, which pairs it with a
+    twin of another driver at the same concurrency."""
+    driver = meta.get("driver")
+    return driver if driver in COUNT_AXES else None
+
+
+def _measured(path, bench, meta):
+    runs = [run for run in bench.get_runs() if run.values]
+    cpus = _mean_over_runs(runs, "cpus_usable") or meta.get("cpu_count", 1)
+    per_run = _recorded_runs(runs)
+    return Record(
+        name=bench.get_name(), dims=_dims(path, bench.get_name(), meta),
+        unit=meta.get("unit", "second"), mean=bench.mean(),
+        stdev=bench.stdev() if bench.get_nvalue() > 1 else 0.0,
+        ops_per_loop=int(meta["ops_per_loop"]),
+        concurrency=int(meta["concurrency"]), cpus_usable=int(cpus),
+        cpu_utilisation=_mean_over_runs(runs, "cpu_utilisation"),
+        recorded={k: sum(v) / len(v) for k, v in per_run.items()},
+        recorded_runs=per_run, count_axis=_count_axis(meta),
+        foreign_cpu=max(per_run.get("foreign_cpu", (None,)),
+                        key=lambda share: share or 0.0),
+        values=tuple(bench.get_values()),
+        run_values=tuple(tuple(run.values) for run in runs))
+
+
+def _entries(path, run_meta, restore):
+    """The file's MISSING_KEY entries, checked, their metadata restored."""
+    entries = _json(path, fmt.MISSING_KEY,
+                    run_meta.get(fmt.MISSING_KEY, "[]"), list)
+    for entry in entries:
+        if not (isinstance(entry, dict) and isinstance(entry.get("name"), str)
+                and isinstance(entry.get("reason"), str)
+                and isinstance(entry.get("metadata"), dict)):
+            raise UsageError(f"{path!r}: each {fmt.MISSING_KEY} entry needs "
+                             "a name, a reason and metadata")
+    return [dict(entry, metadata=restore(entry["metadata"]))
+            for entry in entries]
+
+
+def _missing(path, entries, cpus_usable):
+    records = []
+    for entry in entries:
+        name, meta = entry["name"], entry["metadata"]
+        _require(path, name, meta, fmt.NAME_PARTS + (fmt.AXES_KEY,))
+        records.append(Record(
+            name=name, dims=_dims(path, name, meta),
+            unit=meta.get("unit", "second"),
+            ops_per_loop=int(meta.get("ops_per_loop", 1)),
+            concurrency=int(meta.get("concurrency", 1)),
+            count_axis=_count_axis(meta),
+            cpus_usable=cpus_usable, reason=entry["reason"]))
+    return records
+
+
+def _declared(path, name, meta, key, what, keys):
+    declared = _json(path, f"{key} of {name!r}", meta[key], list)
+    for declaration in declared:
+        problem = kinds.problem(declaration, keys)
+        if problem:
+            raise UsageError(f"{path!r}: {name!r} declares a {what} the "
+                             f"report cannot read ({problem})")
+    return declared
+
+
+class _Restorer:
+    """Puts a file's DECLARATIONS_KEY (each family's declarations and
+    case constants, stored once) back into each benchmark's and entry's
+    metadata, where older files carried them; what a benchmark carries
+    itself wins."""
+
+    def __init__(self, path, default):
+        self.path = path
+        self.default = default  # the file's, for missing entries
+        self.parsed = {}
+
+    def __call__(self, meta):
+        text = meta.get(fmt.DECLARATIONS_KEY, self.default)
+        if text is None:
+            return meta
+        if text not in self.parsed:
+            self.parsed[text] = _json(self.path, fmt.DECLARATIONS_KEY, text,
+                                      dict)
+        family = self.parsed[text].get(meta.get("family"))
+        if not isinstance(family, dict):
+            return meta
+        case = family.get(fmt.CASES_KEY, {})
+        case = case.get(fmt.case_id(meta)) if isinstance(case, dict) else None
+        declared = {k: v for k, v in family.items() if k != fmt.CASES_KEY}
+        return {**declared, **(case if isinstance(case, dict) else {}),
+                **meta}
+
+
+def _declarations(path, metas):
+    """Table and finding declarations, page order and axis descriptions
+    per family, first seen wins (every benchmark of a family carries the
+    same ones)."""
+    tables, findings, order, axes = {}, {}, {}, {}
+    for name, meta in metas:
+        family = meta["family"]
+        if fmt.TABLES_KEY in meta and family not in tables:
+            tables[family] = _declared(path, name, meta, fmt.TABLES_KEY,
+                                       "table", fmt.TABLE_KEYS)
+        if fmt.FINDINGS_KEY in meta and family not in findings:
+            findings[family] = _declared(path, name, meta,
+                                         fmt.FINDINGS_KEY, "finding",
+                                         fmt.FINDING_KEYS)
+        if isinstance(meta.get(fmt.ORDER_KEY), (int, float)):
+            order.setdefault(family, meta[fmt.ORDER_KEY])
+        for axis in _axes(path, name, meta):
+            axes.setdefault(family, {}).setdefault(axis["name"], axis)
+    return tables, findings, order, axes
+
+
+def _references(path, metas):
+    """{family: reference points} of the families declaring them; a file
+    written before REFERENCE_KEY existed gets the ceiling family's of
+    that time."""
+    found = {}
+    for name, meta in metas:
+        if fmt.REFERENCE_KEY in meta and meta["family"] not in found:
+            found[meta["family"]] = _json(
+                path, f"{name!r}'s {fmt.REFERENCE_KEY}",
+                meta[fmt.REFERENCE_KEY], dict)
+    if not found:
+        families = {meta["family"] for _, meta in metas}
+        found = {family: points for family, points
+                 in fmt.LEGACY_REFERENCE.items() if family in families}
+    return found
+
+
+def load_result(path):
+    suite = _load_suite(path)
+    benchmarks = suite.get_benchmarks()
+    if not benchmarks:
+        raise UsageError(f"{path!r} holds no benchmarks")
+    run_meta = _first_run_metadata(benchmarks)
+    restore = _Restorer(path, run_meta.get(fmt.DECLARATIONS_KEY))
+    metas = [(b.get_name(), restore(b.get_metadata())) for b in benchmarks]
+    for name, meta in metas:
+        check_format(path, name, meta)
+    label, key = interpreters.identify(run_meta, path)
+    entries = _entries(path, run_meta, restore)
+    records = [_measured(path, b, meta)
+               for b, (_, meta) in zip(benchmarks, metas)]
+    records += _missing(path, entries, records[0].cpus_usable)
+    metas += [(e["name"], e["metadata"]) for e in entries]
+    tables, findings, order, axes = _declarations(path, metas)
+    return ResultFile(path=path, interpreter=label, version_key=key,
+                      records=records, tables=tables, axes=axes,
+                      findings=findings, order=order,
+                      references=_references(path, metas),
+                      facts=_facts(run_meta, benchmarks),
+                      host=str(run_meta.get("hostname", "")),
+                      executable=str(run_meta.get("python_executable", "")))
+
+
+def _first_run_metadata(benchmarks):
+    """Benchmark metadata plus the per-run keys (GIL state, CPUs) of its
+    first run: pyperf keeps keys that differ between runs only there."""
+    for bench in benchmarks:
+        for run in bench.get_runs():
+            if run.values:
+                return run.get_metadata()
+    return benchmarks[0].get_metadata()
+
+
+def _pinning(run_meta, benchmarks):
+    parts = []
+    if "cpu_affinity" in run_meta:
+        parts.append("--affinity %s" % run_meta["cpu_affinity"])
+    if any("pinned_cpus" in r.get_metadata()
+           for b in benchmarks for r in b.get_runs()):
+        parts.append("--pin-threads")
+    return ", ".join(parts) or "no"
+
+
+def _facts(run_meta, benchmarks):
+    loads = [r.get_metadata().get("load_avg_1min")
+             for b in benchmarks for r in b.get_runs()]
+    loads = [x for x in loads if x is not None]
+    return {
+        "python": run_meta.get("python_version", "?"),
+        "gil": run_meta.get("python_gil", "?"),
+        "cpus": "%s usable (%s) of %s" % (
+            run_meta.get("cpus_usable", "?"),
+            run_meta.get("cpu_affinity_effective", "?"),
+            run_meta.get("cpu_count", "?")),
+        "pinned": _pinning(run_meta, benchmarks),
+        "load": ("%.2f-%.2f" % (min(loads), max(loads))) if loads else "?",
+        "pyperf": run_meta.get("perf_version", "?"),
+        "host": run_meta.get("hostname", "?"),
+        "cpu model": "%s x %s" % (run_meta.get("cpu_model_name", "?"),
+                                  run_meta.get("cpu_count", "?")),
+    }
+
+
+def add_paths_argument(parser):
+    """The FILE_OR_DIR... every command reading result files takes."""
+    parser.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
+                        help="result JSON files, or directories of them")
+
+
+def expand_paths(paths):
+    """Files named, plus the *.json files of directories named."""
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            files.extend(sorted(os.path.join(path, name)
+                                for name in os.listdir(path)
+                                if name.endswith(".json")))
+        else:
+            files.append(path)
+    if not files:
+        raise UsageError("no result files given (or none in the "
+                         "directories given)")
+    return files
+
+
+def load_results(paths):
+    """ResultFiles in interpreter order (2.7, 3.8, 3.9, PyPy 3.9, 3.10...),
+    each record's dims completed with its file's interpreter label."""
+    results = [load_result(path) for path in expand_paths(paths)]
+    interpreters.name_hosts(results)
+    interpreters.disambiguate(results)
+    for result in results:
+        result.records = [
+            replace(r, dims={**r.dims, INTERPRETER: result.interpreter})
+            for r in result.records]
+    return sorted(results, key=lambda r: (r.version_key, r.interpreter))

@@ -1,0 +1,108 @@
+"""``best``: which value of a dimension wins, and by what margin."""
+from __future__ import annotations
+
+from gilbench.report.data.records import Cell
+from gilbench.report.kinds.base import Judged, interval_text
+from gilbench.report.numbers import cells, intervals
+from gilbench.report.numbers.cells import NOT_RUN, spaced
+
+
+class Best(Judged):
+    """Which value of ``over`` gives the lowest (highest) ``of`` cell, and
+    by what factor over the runner-up: runner-up / winner (winner /
+    runner-up for the highest), so the margin is >= 1; significant when
+    its interval lies above 1."""
+
+    @property
+    def consumed(self):
+        return (self.spec["over"],)
+
+    def candidates(self, lookup, dims):
+        """[(over value, record, metric, resampled metrics)], reasons."""
+        over, among = self.spec["over"], self.spec["among"]
+        values = [v for v in lookup.values(dims, over)
+                  if not among or v in among]
+        found, reasons = [], []
+        for value in values:
+            record, reason = lookup.get({**dims, over: value})
+            if record is None:
+                reasons.append(reason)
+                continue
+            metric = self._metric(record)
+            if metric is None:
+                reasons.append("n/a: not recorded")
+                continue
+            found.append((value, record) + metric)
+        return found, reasons or [NOT_RUN]
+
+    def _metric(self, record):
+        """(number, its resamples or None) of the ``of`` cell."""
+        of = self.spec["of"]
+        means = intervals.SHARED.means(record)
+        if of["kind"] == "throughput":
+            return (record.ops_per_loop / record.mean,
+                    None if means is None else record.ops_per_loop / means)
+        if of["kind"] == "recorded":
+            number = record.recorded.get(of["key"])
+            if number is None:
+                return None
+            runs = record.recorded_runs.get(of["key"], ())
+            return number, intervals.SHARED.means(record, runs)
+        ops = record.ops_per_loop if of["per_op"] else 1
+        return (record.mean / ops, None if means is None else means / ops)
+
+    def judged(self, lookup, dims):
+        found, reasons = self.candidates(lookup, dims)
+        failed = cells.problem(reasons)
+        if not found or failed:
+            return cells.missing(cells.first_reason(reasons)), None
+        highest = self.spec["pick"] == "highest"
+        ranked = sorted(found, key=lambda c: c[2], reverse=highest)
+        if len(ranked) == 1:
+            return Cell("%s (only one measured)" % ranked[0][0],
+                        flags=cells.flags(ranked[0][1], significant=False),
+                        significant=False), None
+        (win, _, win_m, win_s), (run, _, run_m, run_s) = ranked[:2]
+        margin = win_m / run_m if highest else run_m / win_m
+        interval = None
+        if win_s is not None and run_s is not None:
+            interval = intervals.bounds(win_s / run_s if highest
+                                        else run_s / win_s)
+        significant = intervals.excludes(interval)
+        # The number is a margin, not something to plot along the rows:
+        # the cell has no value, its wording carries the margin.
+        return Cell("", None, flags=cells.flags(
+            *[c[1] for c in found], significant=significant),
+            interval=interval, significant=significant), (win, run, margin)
+
+    def _word(self):
+        of, pick = self.spec["of"]["kind"], self.spec["pick"]
+        ahead = (of == "value") == (pick == "lowest")
+        return "ahead" if ahead else "the next"
+
+    def wording(self, found, context):
+        winner, runner_up, margin = context
+        return spaced("%s, %sx" % (winner, cells.factor(margin)),
+                       interval_text(found.interval),
+                       "%s %s" % ("ahead of" if self._word() == "ahead"
+                                  else "over", runner_up))
+
+    def brief(self, found, context):
+        winner, _, margin = context
+        return spaced("%s, %sx %s" % (winner, cells.factor(margin),
+                                       self._word()),
+                       interval_text(found.interval))
+
+    def describe(self, grid):
+        of = self.spec["of"]
+        what = {"value": "time", "throughput": "throughput",
+                "recorded": of.get("key", "")}[of["kind"]]
+        among = (" among %s" % ", ".join(map(str, self.spec["among"]))
+                 if self.spec["among"] else "")
+        return ("The %s with the %s %s%s, and its margin over the "
+                "runner-up (>= 1); not significant (?) when the interval "
+                "reaches 1. %s" % (self.spec["over"], self.spec["pick"],
+                                   what, among, intervals.NOTE))
+
+    def y_label(self):
+        return self.spec["over"]  # a best-of names a winner: never drawn

@@ -1,0 +1,97 @@
+"""``speedup``: the baseline twin's time over this one's."""
+from __future__ import annotations
+
+import math
+
+from gilbench.report.data.records import Cell
+from gilbench.report.kinds.base import (
+    Ideal,
+    Judged,
+    Level,
+    compared,
+    equals,
+    interval_text,
+    is_number,
+    ratio_interval,
+    twin_missing,
+)
+from gilbench.report.numbers import cells, intervals
+from gilbench.report.numbers.cells import NOT_RUN, spaced
+
+
+class Speedup(Judged):
+    """Baseline twin's mean / this mean (x this over / baseline over when
+    ``scaled``).  ``over`` is an ordinary dimension here: the baseline has
+    a row (or column) of its own, at 1.00x."""
+
+    def judged(self, lookup, dims):
+        measured = self.measure(lookup, dims)
+        if isinstance(measured, Cell):
+            return measured, None
+        speedup, interval, this, base = measured
+        flags, significant = self._flags(interval, this, base)
+        return Cell("", speedup, speedup * math.hypot(this.rsd, base.rsd),
+                    flags, interval=interval,
+                    significant=significant), (this, base)
+
+    def wording(self, found, context):
+        this, base = context
+        return spaced(self.brief(found, context), "(%s -> %s)" % (
+            cells.format_quantity(base.mean, base.unit),
+            cells.format_quantity(this.mean, this.unit)))
+
+    def brief(self, found, context):
+        return spaced(cells.factor(found.value) + "x",
+                       interval_text(found.interval))
+
+    def measure(self, lookup, dims):
+        """(speedup, interval, this record, baseline record), or a Cell
+        saying why there is none."""
+        over, baseline = self.spec["over"], self.spec["baseline"]
+        this, reason = lookup.get(dims)
+        base, base_reason = lookup.get({**dims, over: baseline})
+        if this is None or base is None:
+            if reason == NOT_RUN == base_reason:
+                return cells.missing(NOT_RUN)
+            return cells.missing(cells.first_reason(
+                [reason, twin_missing(base_reason, over, baseline)]))
+        factor = 1.0
+        if self.spec["scaled"]:
+            if not (is_number(dims[over]) and is_number(baseline)):
+                return cells.missing("n/a: %s is not numeric" % over)
+            factor = dims[over] / baseline
+        speedup = base.mean / this.mean * factor
+        interval = None if this is base else ratio_interval(base, this,
+                                                            factor)
+        return speedup, interval, this, base
+
+    @staticmethod
+    def _flags(interval, this, base):
+        """(flags, significant); the baseline's own cell compares
+        nothing, so it is neither."""
+        if this is base:
+            return cells.flags(this), None
+        return compared(interval, this, base)
+
+    def describe(self, grid):
+        over, baseline = self.spec["over"], self.spec["baseline"]
+        text = "Speedup: the %s time / this time" % equals(over, baseline)
+        if self.spec["scaled"]:
+            text += (" x %s/%s (each loop's work grows with %s)"
+                     % (over, baseline, over))
+        return text + ("; in parentheses the %s time -> this time. %s"
+                       % (equals(over, baseline), intervals.NOTE))
+
+    def y_label(self):
+        return "speedup over %s" % equals(self.spec["over"],
+                                          self.spec["baseline"])
+
+    def reference_line(self, row_dim, row_values):
+        """The ideal speedup (x / baseline) along its own numeric axis,
+        else 1."""
+        over, baseline = self.spec["over"], self.spec["baseline"]
+        if (row_dim == over and is_number(baseline) and baseline > 0
+                and row_values and all(map(is_number, row_values))):
+            return Ideal([x / baseline for x in row_values],
+                         "ideal (x %s/%s)" % (over, baseline))
+        return Level("1 (no speedup)")

@@ -1,0 +1,1 @@
+"""The numbers behind cells: intervals, fits, wording."""

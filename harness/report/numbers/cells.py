@@ -1,0 +1,158 @@
+"""Wording of numbers and flags in table cells."""
+from __future__ import annotations
+
+import math
+
+from gilbench.model.resultformat import BUSY_SHARE
+from gilbench.report.data.records import Cell
+
+NOISY_RSD = 0.05  # relative std dev above which a value is flagged
+NOISY_MARK = "~"
+OVERSUBSCRIBED_MARK = "^"
+BUSY_MARK = "!"
+NOT_SIGNIFICANT_MARK = "?"
+# An interval whose high bound is more than this many times its low one (an
+# order of magnitude) tells nothing: the cell says "too noisy to tell".
+TOO_NOISY = 10.0
+LEGEND = ("[low-high]: 95%% confidence interval (the worker processes' "
+          "spread and the run-to-run drift); \"too noisy to tell\": an "
+          "interval whose ends are more than %gx apart; %s: not "
+          "significant (the interval reaches 1, the runner-up is within "
+          "reach, or too few values to tell); %s: relative std dev above "
+          "%d%% (noisy); %s: more threads or processes than usable CPUs "
+          "(oversubscribed); %s: measured while other processes took over "
+          "%d%% of its CPUs, and again so when measured a second time "
+          "(busy machine)."
+          % (TOO_NOISY, NOT_SIGNIFICANT_MARK, NOISY_MARK, NOISY_RSD * 100,
+             OVERSUBSCRIBED_MARK, BUSY_MARK, BUSY_SHARE * 100))
+NOT_RUN = "n/a: not run"
+
+
+def too_noisy(interval):
+    if interval is None:
+        return False
+    low, high = interval
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return False  # a crossover's "never" or "always" bound
+    if low <= 0:
+        return high > 0  # a positive quantity that may as well be none
+    return high / low > TOO_NOISY
+
+
+_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"))
+_SI = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
+
+
+def format_seconds(seconds):
+    """Three significant digits with the largest unit that keeps >= 1.
+
+    Rounds first, so 9.996 ms is "10.0ms" and 999.6 us is "1.00ms".
+    """
+    if abs(seconds) >= 999.5:
+        return "%.0fs" % seconds
+    seconds = float("%.3g" % seconds)
+    for scale, unit in _UNITS:
+        if abs(seconds) >= scale or scale == 1e-9:
+            value = float("%.3g" % (seconds / scale))
+            digits = 0 if value >= 100 else 1 if value >= 10 else 2
+            return "%.*f%s" % (digits, value, unit)
+
+
+def significant(number, digits=3):
+    """``digits`` significant digits, never an exponent: 830, 12.3,
+    0.0123, 1230 (a thousand and more keeps its integer digits)."""
+    number = float("%.*g" % (digits, number))
+    if number == 0 or not math.isfinite(number):
+        return "%g" % number
+    decimals = digits - 1 - math.floor(math.log10(abs(number)))
+    return "%.*f" % (max(decimals, 0), number)
+
+
+def spaced(*parts):
+    """The non-empty parts, one space apart."""
+    return " ".join(part for part in parts if part)
+
+
+def percent_change(ratio, interval):
+    """``+8.0% [+5.1%..+11.2%]``: a ratio of after to before as a change,
+    with its interval where there is one."""
+    span = ("[%+.1f%%..%+.1f%%]" % tuple((x - 1) * 100 for x in interval)
+            if interval else "")
+    return spaced("%+.1f%%" % ((ratio - 1) * 100), span)
+
+
+def factor(number):
+    """A ratio or speedup: two decimals (``2.77``), three significant
+    digits below 0.1 (``0.0119``), none from 100 (``158``)."""
+    if abs(number) < 0.1:
+        return significant(number)
+    return "%.0f" % number if abs(number) >= 100 else "%.2f" % number
+
+
+def si(number):
+    """Three significant digits with a k/M/G suffix: 1.23M, 999, 1.00k."""
+    number = float("%.3g" % number)
+    for scale, suffix in _SI:
+        if abs(number) >= scale:
+            return significant(number / scale) + suffix
+    return significant(number)
+
+
+def format_quantity(number, unit):
+    """A pyperf value in its unit ("second", "byte" or "integer")."""
+    if unit == "second":
+        return format_seconds(number)
+    if unit == "byte":
+        return si(number) + "B"
+    return significant(number)
+
+
+def flags(*records, significant=None):
+    """The marks of a cell computed from ``records``; ``significant`` is
+    False for a comparison its interval cannot tell from 1."""
+    marks = NOT_SIGNIFICANT_MARK if significant is False else ""
+    if any(r.rsd > NOISY_RSD for r in records):
+        marks += NOISY_MARK
+    if any(r.oversubscribed for r in records):
+        marks += OVERSUBSCRIBED_MARK
+    if any(r.busy for r in records):
+        marks += BUSY_MARK
+    return marks
+
+
+def missing(reason):
+    return Cell(reason, missing=True)
+
+
+PROBLEMS = ("failed", "hung")
+
+
+def problem(reasons):
+    """The first failure or hang among the reasons a cell's members have
+    no value, else None: a cell that reads a failed benchmark says so,
+    never another member's n/a nor a number computed without it."""
+    for reason in reasons:
+        if reason and reason.startswith(PROBLEMS):
+            return reason
+    return None
+
+
+def first_reason(reasons):
+    """What a cell missing several members says: a failure or hang
+    first, else the first reason given."""
+    given = [reason for reason in reasons if reason]
+    return problem(given) or (given[0] if given else None)
+
+
+def raw(record):
+    """``1.00us +- 60.0ns``, flagged."""
+    text = "%s +- %s" % (format_quantity(record.mean, record.unit),
+                         format_quantity(record.stdev, record.unit))
+    return Cell(text, record.mean, record.stdev, flags(record))
+
+
+def cpu(record):
+    if record.cpu_utilisation is None:
+        return missing("n/a: not recorded")
+    return Cell("%d%%" % round(record.cpu_utilisation * 100),
+                record.cpu_utilisation)

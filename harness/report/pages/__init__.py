@@ -1,0 +1,1 @@
+"""Pages from tables: RST, Markdown, HTML and plots."""

@@ -1,0 +1,1 @@
+"""Tables from records: pivots, findings, listings, layout."""

@@ -1,0 +1,172 @@
+"""The findings table that opens a report: each family's declared
+questions (gilbench.model.findings) answered per interpreter.
+
+A finding's cell is any table cell kind, computed at the point its
+declaration names; the dimensions the point leaves out are completed from
+the benchmarks it selects in that result file, when they agree on one
+value (else the answer is "n/a: ambiguous").  Rows are the findings,
+grouped by family in page order; columns the interpreters.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from gilbench.model.resultformat import EXTENDED_KEY, INTERPRETER
+from gilbench.report import kinds
+from gilbench.report.data.lookup import Lookup, Recording
+from gilbench.report.numbers import cells, intervals
+from gilbench.report.tables import pivot
+
+TITLE = "Findings"
+INTRO = ("Each family's questions, answered per interpreter from the "
+         "tables below. %s ? marks an answer that is not significant; "
+         "(up to N processes): an answer whose benchmarks got more "
+         "worker processes than the run gave them (gilbench refine)."
+         % intervals.NOTE)
+
+
+@dataclass
+class Finding:
+    family: str
+    question: str
+    declaration: dict
+    answers: list  # Cells, one per interpreter
+    evidence: str = ""  # title of the table declaration that shows it
+
+
+@dataclass
+class FindingsTable:
+    interpreters: list
+    rows: list = field(default_factory=list)  # Findings
+
+    @property
+    def count(self):
+        return len(self.rows)
+
+
+def point(kind, at, records):
+    """The dimensions at which to compute the cell: ``at`` completed with
+    every dimension its benchmarks agree on; or a reason."""
+    anchors = [r for r in kind.anchors(records) if pivot.matches(r, at)]
+    if not anchors:
+        return None, cells.NOT_RUN
+    dims, ambiguous = dict(at), []
+    free = []
+    for record in anchors:
+        free += [d for d in record.dims if d not in free]
+    for dim in free:
+        if dim in at or dim in kind.consumed or dim == INTERPRETER:
+            continue
+        values = {r.dims.get(dim) for r in anchors}
+        if len(values) == 1:
+            dims[dim] = values.pop()
+        else:
+            ambiguous.append(dim)
+    if ambiguous:
+        return None, "n/a: ambiguous, name %s" % ", ".join(ambiguous)
+    return dims, None
+
+
+def answer(kind, declaration, records, lookup, interpreter):
+    """One finding's Cell for one result file's records of its family
+    (``lookup`` finds among them), computed by ``kind`` near its point."""
+    if not records:
+        return cells.missing(cells.NOT_RUN)
+    dims, reason = point(kind, declaration["at"], records)
+    if dims is None:
+        return cells.missing(reason)
+    if not declaration.get("oversubscribed"):
+        # A count the cell consumes (a fit's, a crossover's) is its own
+        # business; one the point pins is the question's.
+        crowded = [r for r in records
+                   if r.oversubscribed and r.count_axis not in kind.consumed
+                   and pivot.matches(r, dims)]
+        if crowded:
+            return cells.missing(
+                "n/a: the question reads %d workers at once; this machine "
+                "has %d usable CPUs" % (crowded[0].concurrency,
+                                        crowded[0].cpus_usable))
+    return kind.answer(lookup, {**dims, INTERPRETER: interpreter})
+
+
+def evidence_title(declaration, tables):
+    """The declared evidence, else the first table of the family that
+    compares the same two values of the same dimension (a ratio grwl/gil
+    shows a speedup of grwl over gil too)."""
+    if declaration.get("evidence"):
+        return declaration["evidence"]
+    wanted = _compared(declaration["cell"], declaration["at"])
+    for table in tables:
+        if wanted[1] and _compared(table["cell"], {}) == wanted:
+            return table["title"]
+    for table in tables:  # a speedup table: one baseline, every value
+        over, values = _compared(table["cell"], {})
+        if (over, values - {None}) == (wanted[0], wanted[1] & values):
+            return table["title"]
+    return ""
+
+
+def _compared(cell, at):
+    """(dimension, the set of its values a cell compares)."""
+    over = cell.get("over")
+    if cell["kind"] in ("ratio", "crossover"):
+        return over, {cell["numerator"], cell["denominator"]}
+    if cell["kind"] == "speedup":
+        return over, {cell["baseline"], at.get(over)}
+    return over, set()
+
+
+def declared(results):
+    """{family: (findings, tables, axes)}, first file declaring wins."""
+    found = {}
+    for result in results:
+        for family, findings in result.findings.items():
+            if family not in found:
+                found[family] = (findings, result.tables.get(family, []),
+                                 pivot.family_axes(results, family))
+    return found
+
+
+def findings_table(results, families):
+    """The FindingsTable of ``results``, families in ``families`` order."""
+    table = FindingsTable([r.interpreter for r in results])
+    found = declared(results)
+    reads = []  # what the answer being computed reads
+    ceiling = pivot.ceiling_lookup(results)
+    if ceiling is not None:
+        ceiling = ceiling.watched(reads)
+    for family in [f for f in families if f in found]:
+        findings, tables, axes = found[family]
+        per_file = [[r for r in result.records
+                     if r.dims["family"] == family] for result in results]
+        lookups = [Recording(Lookup(records), reads) for records in per_file]
+        for declaration in findings:
+            kind = kinds.make({"cell": declaration["cell"], "note": ""},
+                                axes, ceiling)
+            answers = []
+            for records, lookup, result in zip(per_file, lookups, results):
+                del reads[:]
+                found_cell = answer(kind, declaration, records, lookup,
+                                    result.interpreter)
+                answers.append(_with_processes(
+                    replace(found_cell, read=tuple(reads))))
+            table.rows.append(Finding(
+                family, declaration["question"], declaration, answers,
+                evidence_title(declaration, tables)))
+    return table
+
+
+def processes(record):
+    """How many worker processes measured ``record``."""
+    return len(record.run_values) or 1
+
+
+def _with_processes(found):
+    """An answer that reads benchmarks gilbench extend added worker
+    processes to says how many the most measured of them got."""
+    if found.missing or not any(EXTENDED_KEY in r.recorded_runs
+                                for r in found.read):
+        return found
+    most = max(processes(r) for r in found.read)
+    return replace(found, text="%s (up to %d processes)" % (found.text,
+                                                            most))

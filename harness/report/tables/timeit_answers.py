@@ -1,0 +1,207 @@
+"""What ``gilbench timeit`` prints: a few lines answering "does this
+statement scale?" from its result file.
+
+Every number is a cell of the report's own kinds (value, speedup,
+efficiency against the ideal and against this machine's ceiling, the
+scalability-law fit), with their bootstrap intervals and flags, so the
+lines say what ``gilbench report`` says of the same file.  The verdict
+on the GIL reads the speedup at the largest count within the usable CPUs
+against the ceiling's there, with the CPU utilisation as evidence.
+"""
+from __future__ import annotations
+
+from gilbench.model import resultformat as fmt
+from gilbench.model.tables import CEILING, IDEAL, efficiency, scaling, speedup
+from gilbench.report import kinds
+from gilbench.report.data import loader
+from gilbench.report.data.lookup import Lookup
+from gilbench.report.data.records import COUNT_AXES
+from gilbench.report.numbers import cells
+from gilbench.report.tables import pivot
+
+# The share of the ceiling's gain (speedup - 1) from which a statement
+# runs in parallel, and up to which it does not: in between, partly.
+PARALLEL_SHARE = 0.75
+SERIAL_SHARE = 0.25
+# Below this ceiling speedup (half a second core) the machine gave too
+# little parallelism to judge by: a gain that small is within the noise.
+MIN_CEILING = 1.5
+_ONE = {"threads": "thread", "processes": "process"}
+
+
+def _kind(cell, results):
+    return kinds.make({"cell": cell, "note": ""},
+                        pivot.family_axes(results, fmt.TIMEIT_FAMILY),
+                        pivot.ceiling_lookup(results))
+
+
+class Curve:
+    """One driver's records of the statement and the cells along it."""
+
+    def __init__(self, axis, records, results, gil_on):
+        self.axis = axis
+        self.gil_on = gil_on  # the runs' GIL state (python_gil)
+        self.lookup = Lookup(records)
+        self.base = {k: v for k, v in records[0].dims.items() if k != axis}
+        self.counts = sorted({r.dims[axis] for r in records})
+        self.speedup = _kind(speedup(over=axis, baseline=1, scaled=True),
+                             results)
+        self.ideal = _kind(efficiency(over=axis, against=IDEAL), results)
+        self.ceiling = _kind(efficiency(over=axis, against=CEILING), results)
+        self.fit = _kind(scaling(over=axis), results)
+
+    def dims(self, count):
+        return {**self.base, self.axis: count}
+
+    def named(self, count):
+        return "%d %s" % (count, self.axis if count > 1 else _ONE[self.axis])
+
+    def line(self, count):
+        record, reason = self.lookup.get(self.dims(count))
+        if record is None:
+            return "%s: %s" % (self.named(count), reason)
+        used = "CPU %s" % cells.cpu(record).text
+        if count == 1:
+            return "%s: %s per run of the statement, %s" % (
+                self.named(count), cells.raw(record).display, used)
+        dims = self.dims(count)
+        faster = self.speedup.answer(self.lookup, dims)
+        return "%s: %s as fast as 1; efficiency %s against the ideal, " \
+               "%s against this machine's ceiling; %s" % (
+                   self.named(count), faster.display,
+                   self.ideal.cell(self.lookup, dims).display,
+                   self.ceiling.cell(self.lookup, dims).display, used)
+
+    def fitted(self):
+        return "Scalability law over %s: %s" % (
+            self.axis, self.fit.cell(self.lookup, self.base).display)
+
+    def lines(self):
+        return ([self.line(n) for n in self.counts] + [self.fitted()]
+                + [verdict(self)])
+
+
+def _judged_count(curve):
+    """The largest count above 1 within the usable CPUs with a speedup."""
+    for count in reversed(curve.counts):
+        record, _ = curve.lookup.get(curve.dims(count))
+        if count > 1 and record is not None and not record.oversubscribed:
+            return count, record
+    return None, None
+
+
+def verdict(curve):
+    """Whether the statement runs in parallel, with the evidence."""
+    count, record = _judged_count(curve)
+    if count is None:
+        return ("Parallel? Cannot tell: no count from 2 up to the usable "
+                "CPUs was measured.")
+    dims = curve.dims(count)
+    faster = curve.speedup.answer(curve.lookup, dims)
+    evidence = "%s used %s CPU and ran %s as fast as 1" % (
+        curve.named(count), cells.cpu(record).text, faster.display)
+    ceiling = _ceiling_speedup(curve, dims)
+    doubt = (UNMEASURED if ceiling is None
+             else BUSY if ceiling < MIN_CEILING else None)
+    against = ("this machine's ceiling: %.2fx" % ceiling if ceiling
+               else "no ceiling measured; the ideal: %dx" % count)
+    said = judged(faster, _cpu_ratio(curve, record),
+                  float(count) if doubt else ceiling,
+                  curve.axis == "threads" and curve.gil_on, doubt)
+    if said in CANNOT_TELL:
+        return "Parallel? Cannot tell: %s (%s); %s." % (
+            evidence, against, CANNOT_TELL[said])
+    return "Parallel? %s (%s): the statement %s." % (evidence, against,
+                                                       said)
+
+
+BUSY, UNMEASURED, NOISY = "busy", "unmeasured", "noisy"
+CANNOT_TELL = {
+    BUSY: "this machine's ceiling shows too little parallelism to fall "
+          "short of (its CPUs are busy elsewhere)",
+    UNMEASURED: "without the ceiling a busy machine looks the same (build "
+                "gilbench's extensions to measure it)",
+    NOISY: "the interval reaches both serial and parallel (more values "
+           "tell: -p 4, --rigorous)",
+}
+
+
+def _cpu_ratio(curve, record):
+    """CPU utilisation at N over that at 1 (None where not recorded)."""
+    one, _ = curve.lookup.get(curve.dims(1))
+    if one is None or not one.cpu_utilisation or \
+            record.cpu_utilisation is None:
+        return None
+    return record.cpu_utilisation / one.cpu_utilisation
+
+
+def judged(faster, cpu_ratio, reference, gil, doubt=None):
+    """What a speedup Cell and the CPU utilisation ratio behind it say
+    against the ``reference`` speedup (the ceiling's, else N), or a key
+    of CANNOT_TELL.  Running in parallel takes the CPU to show for it:
+    threads that wait for the GIL use none, threads that contend for
+    memory or a spinning lock use it without the speedup.  ``gil``: a
+    GIL build's threads; ``doubt``: BUSY or UNMEASURED when the ceiling
+    did not show this machine's parallelism, so only a statement that
+    reaches the ideal can tell."""
+    def share(ratio):
+        return (ratio - 1.0) / max(reference - 1.0, 1e-9)
+
+    gained = bool(faster.significant) and faster.value > 1.0
+    speed = share(faster.value)
+    used = speed if cpu_ratio is None else share(cpu_ratio)
+    released = " (it appears to release the GIL)" if gil else ""
+    if gained and min(speed, used) >= PARALLEL_SHARE:
+        return "runs in parallel" + released
+    # A gain with the CPU to show for it is parallelism even where the
+    # machine's own is unknown; only its lack could be the machine's.
+    if gained and used >= PARALLEL_SHARE and not doubt:
+        return ("runs in parallel%s, but gains %d%% of what the ceiling "
+                "gains: its threads contend for something else (memory "
+                "bandwidth, shared caches, a lock)"
+                % (released, round(speed * 100)))
+    if gained and min(speed, used) > SERIAL_SHARE:
+        return "runs %spartly in parallel" % ("at least " if doubt else "")
+    if doubt:
+        return doubt
+    serial = 1.0 + SERIAL_SHARE * (reference - 1.0)
+    if not gained and (faster.interval is None
+                       or faster.interval[1] > serial):
+        return NOISY  # not significant, yet parallel is within reach
+    if used >= PARALLEL_SHARE:
+        return ("does not run faster in parallel: its threads were busy "
+                "together, contending (a lock that spins, such as 2.7's "
+                "GIL; cache lines they share)")
+    return "does not run in parallel" + (
+        " (it appears to hold the GIL)" if gil else
+        " (something serialises it: a lock, shared objects' reference "
+        "counts)")
+
+
+def _ceiling_speedup(curve, dims):
+    found = curve.ceiling.efficiency(curve.lookup, dims)
+    return None if isinstance(found, cells.Cell) else found[2]
+
+
+def lines(path, stmt):
+    """The answers for the timeit result at ``path``."""
+    results = loader.load_results([path])
+    result = results[0]
+    mine = [r for r in result.records
+            if r.dims["family"] == fmt.TIMEIT_FAMILY]
+    cpus = max((r.cpus_usable for r in result.records), default=0)
+    gil = result.facts.get("gil", "?")
+    # A worker whose GIL an import re-enabled fails instead of measuring
+    # (gilbench.measure.gilguard): a disabled GIL in the file stayed disabled.
+    state = ("disabled (no import re-enabled it)" if gil == "disabled"
+             else gil)
+    found = ["%s -- %s, %d usable CPUs, GIL %s:" % (
+        stmt.splitlines()[0] if stmt.strip() else stmt,
+        result.interpreter, cpus, state)]
+    for axis in COUNT_AXES:
+        records = [r for r in mine if r.dims["variant"] == axis]
+        if records:
+            found += ["  " + line
+                      for line in Curve(axis, records, results,
+                                        gil != "disabled").lines()]
+    return found

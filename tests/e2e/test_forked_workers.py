@@ -1,0 +1,93 @@
+"""pyperf's workers as forks of the benchmark program (the default) or as
+fresh interpreters (--fresh-workers): each run says which, each worker is
+a process of its own, and only fresh interpreters draw hash seeds of
+their own."""
+import os
+
+import pyperf
+import pytest
+from helpers import FIXTURES, run_harness
+
+from gilbench.measure import forking
+
+CASES = os.path.join(FIXTURES, "worker_start_cases.py")
+# Three processes of one value each, calibrated in the master's fork.
+SMALL = ["--module", CASES, "--threads", "1", "-p", "3", "-n", "1", "-w", "0",
+         "--min-time", "0.001"]
+
+
+def measured_runs(tmp_path, *options, case="workerstart.identify.*"):
+    output = tmp_path / "out.json"
+    made = run_harness("run", "-o", output, "--case", case,
+                       *(SMALL + list(options)))
+    assert made.code == 0, made
+    bench, = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
+    return [run.get_metadata() for run in bench.get_runs() if run.values]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_workers_are_forks_sharing_the_programs_hash_seed(tmp_path):
+    runs = measured_runs(tmp_path)
+    assert [run["worker_start"] for run in runs] == ["fork"] * 3
+    assert len(set(run["measured_by"] for run in runs)) == 3
+    assert len(set(run["seeded_hash"] for run in runs)) == 1
+
+
+def test_fresh_workers_draw_their_own_hash_seeds(tmp_path):
+    runs = measured_runs(tmp_path, "--fresh-workers")
+    assert [run["worker_start"] for run in runs] == [
+        "fresh interpreter"] * 3
+    assert len(set(run["measured_by"] for run in runs)) == 3
+    # Three 64-bit seeds drawn at random: equal hashes would be a fork.
+    assert len(set(run["seeded_hash"] for run in runs)) == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_before_fork_runs_once_in_the_program_and_forks_inherit(tmp_path):
+    runs = measured_runs(tmp_path, case="workerstart.inherit.*")
+    program, = set(run["before_fork_pid"] for run in runs)
+    assert program and program not in [run["measured_by"] for run in runs]
+
+
+def test_fresh_workers_do_not_inherit_before_fork(tmp_path):
+    runs = measured_runs(tmp_path, "--fresh-workers",
+                         case="workerstart.inherit.*")
+    assert [run["before_fork_pid"] for run in runs] == [0] * 3
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+@pytest.mark.parametrize("main, expected", [
+    (lambda fd: os.write(fd, b"said") and None, ("said", 0)),
+    (lambda fd: 5, ("", 5)),
+    (lambda fd: os.kill(os.getpid(), 9), ("", -9)),
+])
+def test_a_call_in_a_fork_returns_what_it_wrote_and_its_code(main, expected):
+    assert forking.call(main) == expected
+
+
+def test_forks_inherit_platforms_answers_instead_of_asking_again(
+        monkeypatch):
+    import platform
+    import subprocess
+    forking.call(lambda fd: 0)  # asks before it forks
+    bits = platform.architecture()
+
+    def no_process(*args, **kwargs):
+        raise AssertionError("started a process to ask again")
+    monkeypatch.setattr(subprocess, "check_output", no_process)
+    assert platform.architecture() == bits  # file -b
+    assert platform.platform(True, False)  # uname -p
+
+
+def test_pyperfs_hook_list_is_read_once(monkeypatch):
+    import importlib.metadata
+
+    from gilbench.measure import program, pyperfinternals
+    pyperfinternals.remember_hooks()
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("read every distribution's metadata again")
+    monkeypatch.setattr(importlib.metadata, "entry_points", no_reading)
+
+    program.make_runner()
+    pyperfinternals.forget_runner(program.HarnessRunner)

@@ -1,0 +1,195 @@
+"""The HTML report in a real browser: headless Chromium (Debian's
+``chromium`` + ``chromium-driver``, driven by selenium) opens a report of
+real results from this interpreter plus synthetic ones for seven more,
+and must show it without console errors, with every plot drawn and
+nothing loaded from anywhere.  The screenshot is kept as a CI artifact in
+results/report-screenshot.png.
+
+Skips, saying why, where Chromium, chromedriver or selenium is missing.
+"""
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+
+import pytest
+from helpers import (
+    MATRIX_INTERPRETERS,
+    MINIMAL_PYPERF,
+    ROOT,
+    run_harness,
+    write_matrix,
+)
+
+if sys.version_info < (3, 9):
+    pytest.skip("the report side needs Python >= 3.9",
+                allow_module_level=True)
+
+CHROMIUM = os.environ.get("GILBENCH_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("GILBENCH_CHROMEDRIVER", "/usr/bin/chromedriver")
+SCREENSHOT = os.path.join(ROOT, "results", "report-screenshot.png")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",
+                  "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync",
+                  "--no-first-run", "--window-size=1400,1000"]
+SETUP = ("apt-get install -y chromium chromium-driver; pip install "
+         "selenium")
+
+
+def _require_browser():
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not os.access(path, os.X_OK):
+            pytest.skip("%s not found (%s)" % (path, SETUP))
+    pytest.importorskip("selenium", reason="selenium not installed (%s)"
+                        % SETUP)
+    pytest.importorskip("matplotlib")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    _require_browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    profile = tempfile.mkdtemp(prefix="gilbench-chromium-")
+    options = Options()
+    options.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS + ["--user-data-dir=" + profile]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # Both paths given: selenium never looks for (or downloads) a driver.
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """report.html of real gil.* results from this interpreter, seven
+    synthetic interpreters, and a file full of hostile names."""
+    _require_browser()
+    directory = tmp_path_factory.mktemp("browser") / "results"
+    directory.mkdir()
+    real = run_harness("run", "--case", "gil.*", "--quick", *MINIMAL_PYPERF,
+                       "-o", directory / "real.json", timeout=300)
+    assert real.code == 0, real
+    this = "py%d%d" % sys.version_info[:2]
+    others = [stem for stem, _, _, _ in MATRIX_INTERPRETERS if stem != this]
+    write_matrix(directory, others[:7], host=platform.node())
+    from test_html_report import hostile_result
+    hostile_result(directory)
+    out = directory.parent / "report.html"
+    started = time.time()
+    rendered = run_harness("report", directory, "-o", out)
+    assert rendered.code == 0, rendered
+    print("rendered %s: %d bytes in %.1f s" % (
+        out, os.path.getsize(out), time.time() - started))
+    return directory, out
+
+
+PAGE_FACTS = """
+const plots = [...document.querySelectorAll('figure.plot')].map(f => {
+  const svg = f.querySelector('svg');
+  const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+  const series = new Set(), facets = new Set();
+  let drawn = 0;
+  for (const el of svg ? svg.querySelectorAll('[id*="-series-"]') : []) {
+    const m = el.id.match(/-f(\\d+)-series-(\\d+)/);
+    series.add(m[1] + ':' + m[2]);
+    facets.add(m[1]);
+    const b = el.getBBox();
+    if (b.width > 0 || b.height > 0) drawn++;
+  }
+  return {expected: +f.dataset.series, series: series.size, drawn: drawn,
+          facets: facets.size, expectedFacets: +f.dataset.facets,
+          width: box.width, height: box.height};
+});
+const findings = [...document.querySelectorAll(
+  'table.findings tbody tr')].filter(r => r.querySelector('td')).map(r => {
+  const link = r.querySelector('td a');
+  const target = link ? document.getElementById(
+    link.getAttribute('href').slice(1)) : null;
+  return {cells: r.querySelectorAll('td').length,
+          linked: !!link, resolves: !!target,
+          visible: r.getBoundingClientRect().height > 0};
+});
+const firstSection = document.querySelector('section').id;
+const refs = [];
+for (const el of document.querySelectorAll('*')) {
+  for (const a of ['src', 'href', 'xlink:href', 'action', 'poster']) {
+    const v = el.getAttribute(a);
+    if (v) refs.push(v);
+  }
+  const bg = getComputedStyle(el).backgroundImage;
+  if (bg && bg !== 'none') refs.push(bg);
+}
+for (const sheet of document.styleSheets) {
+  for (const rule of sheet.cssRules) {
+    for (const m of rule.cssText.matchAll(/url\\(([^)]*)\\)/g)) {
+      refs.push(m[1]);
+    }
+  }
+}
+return {plots: plots, refs: refs, findings: findings,
+        firstSection: firstSection,
+        resources: performance.getEntriesByType('resource').length,
+        active: document.querySelectorAll(
+          'script, iframe, object, embed, img, link, base, form').length,
+        title: document.title, height: document.body.scrollHeight};
+"""
+
+
+def test_report_in_chromium(browser, report):
+    import re
+
+    from gilbench.report.data import loader
+    from gilbench.report.pages import plots
+    from gilbench.report.tables import pivot
+    directory, out = report
+    browser.get("file://" + str(out))
+    facts = browser.execute_script(PAGE_FACTS)
+    errors = [entry for entry in browser.get_log("browser")
+              if entry["level"] in ("SEVERE", "ERROR")]
+    browser.set_window_size(1400, min(facts["height"], 2600))
+    os.makedirs(os.path.dirname(SCREENSHOT), exist_ok=True)
+    browser.save_screenshot(SCREENSHOT)
+
+    assert errors == []  # CSP violations would be console errors too
+    assert facts["title"] == "gilbench results"
+    assert facts["resources"] == 0
+    assert facts["active"] == 0  # nothing from the results became markup
+    network = re.compile(r"(?i)^\s*['\"]?\s*((https?|wss?|ftp):|//)")
+    assert [r for r in facts["refs"] if network.search(r)] == []
+    # Every figure drawn, one per declaration, a facet per table that holds
+    # a number and in each as many series as its table has columns with a
+    # number (computed here from the model, not read from the page).
+    from test_html_report import declarations_of
+    results = loader.load_results([str(directory)])
+    groups = [g for g in declarations_of(pivot.all_tables(results))
+              if plots.facets(g)]
+    expected = [sum(len(f.series) for f in plots.facets(g))
+                for g in groups]
+    assert [p["expected"] for p in facts["plots"]] == expected
+    assert [p["expectedFacets"] for p in facts["plots"]] == [
+        len(plots.facets(g)) for g in groups]
+    assert len(expected) >= 5
+    for plot in facts["plots"]:
+        assert plot["width"] > 200 and plot["height"] > 100, plot
+        assert plot["series"] == plot["expected"], plot
+        assert plot["facets"] == plot["expectedFacets"], plot
+        assert plot["drawn"] >= plot["series"], plot
+    # The GIL family's first figure: one line per interpreter (8 files) in
+    # its first facet.
+    first_gil = [g[0].family for g in groups].index("gil")
+    assert facts["plots"][first_gil]["series"] >= 8
+    # The page opens with the findings: the real gil family's, a cell per
+    # interpreter, each question linked to a table that is on the page.
+    assert facts["firstSection"] == "findings"
+    assert len(facts["findings"]) >= 4
+    for row in facts["findings"]:
+        assert row["cells"] == 1 + len(results) and row["visible"], row
+        assert row["resolves"] or not row["linked"], row
+    assert sum(row["resolves"] for row in facts["findings"]) >= 3
