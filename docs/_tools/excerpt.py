@@ -1,8 +1,9 @@
 """Cut one family's findings, or one table section, out of a report.
 
 The worked examples in docs/examples/ are excerpts of real reports
-(``gilbench report FILES --format rst``), pasted rather than committing
-result files, which are too big for the repository::
+(``gilbench report FILES --format rst --width 0``: the full-width
+layout), pasted rather than committing result files, which are too big
+for the repository::
 
     python docs/_tools/excerpt.py REPORT.rst findings gil > docs/examples/gil-findings.rst
     python docs/_tools/excerpt.py REPORT.rst section "nogil/gil slowdown: case=trivial, backend=cython"

@@ -22,6 +22,7 @@ import time
 
 from gilbench.measure import forking, lifelines, program
 from gilbench.model import registry
+from gilbench.runner import runoptions
 from gilbench.signals import signal_name
 
 # ``--quick`` sizing, unless pyperf sizing options are given: one process
@@ -46,15 +47,7 @@ def sizing_options(args, pyperf_options, spec=None):
 
 def without_sizing(pyperf_options):
     """``pyperf_options`` less every sizing option and its value."""
-    kept, skip = [], False
-    for option in pyperf_options:
-        if skip:
-            skip = False
-        elif option in _SIZED:
-            skip = True
-        elif option.split("=")[0] not in _SIZING:
-            kept.append(option)
-    return kept
+    return runoptions.without(pyperf_options, _SIZED, _SIZING)
 
 
 def command(bench, args, pyperf_options, output, status):

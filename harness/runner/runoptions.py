@@ -6,6 +6,20 @@ One parser builder and one check, so the two commands cannot drift apart.
 from gilbench.errors import UsageError
 
 
+def without(argv, valued, flags=()):
+    """``argv`` less the ``valued`` options (with their value, the next
+    token or after "=") and the ``flags``."""
+    kept, skip = [], False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in valued:
+            skip = True
+        elif token.split("=")[0] not in tuple(valued) + tuple(flags):
+            kept.append(token)
+    return kept
+
+
 def default_memory_limit():
     """Half the machine's memory, in MB: a case that exhausts memory fails
     alone instead of taking the machine down."""

@@ -29,7 +29,7 @@ from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.measure import metrics
 from gilbench.model import axes, registry, timeitspec
 from gilbench.model import resultformat as fmt
-from gilbench.runner import child, results, run, runoptions
+from gilbench.runner import child, results, run, runoptions, timeitmany
 
 CASE_MODULE = "gilbench.measure.timeitcase"
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -68,6 +68,11 @@ def parser():
                         "at these counts")
     parser.add_argument("--quick", action="store_true",
                         help="smaller pyperf settings, unless sized")
+    parser.add_argument("--python", action="append", metavar="PATH",
+                        help="run on this interpreter instead (it needs "
+                        "gilbench importable); repeatable: one answer "
+                        "table with a column per interpreter, -o then "
+                        "names a directory for the result files")
     runoptions.add_run_options(
         parser, "result JSON (default: a new temporary file, named at "
         "the end)")
@@ -156,6 +161,8 @@ def main(argv):
     args, extra = parser().parse_known_args(argv)
     runoptions.check_run_options(args)
     spec = _spec(args)
+    if args.python:
+        return timeitmany.main(argv, args, spec["stmt"])
     options = pyperf_options(args, extra)
     # The generated family reads the statement at import (here, and in
     # every benchmark program, which inherits the environment).

@@ -100,7 +100,8 @@ def _disturb(path, name, factor):
 def test_refine_gives_an_undecided_finding_more_processes(result):
     _disturb(result, ONE, 0.05)
     shown = run_harness("report", result, "--format", "md").stdout
-    assert "Five sums over one? | too noisy" in shown, shown
+    assert "Q1 (refining): Five sums over one?" in shown, shown
+    assert "| Q1 | too noisy" in shown, shown
     before = _runs(result)
     done = run_harness("refine", result, "--budget", "60")
     assert done.code == 0, done
@@ -111,7 +112,7 @@ def test_refine_gives_an_undecided_finding_more_processes(result):
     for name in (ONE, FIVE):
         assert len(after[name]) >= len(before[name]) + 2
     shown = run_harness("report", result, "--format", "md").stdout
-    line = [row for row in shown.splitlines() if "Five sums over" in row][0]
+    line = [row for row in shown.splitlines() if row.startswith("| Q1 |")][0]
     assert "processes)" in line, line
 
 

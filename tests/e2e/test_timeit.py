@@ -13,10 +13,10 @@ import sys
 
 import pytest
 from helpers import (
-    FIXTURES,
     ROOT,
     assert_one_line_usage_error,
     dims,
+    pythons_to_test,
     run_harness,
     write_result,
 )
@@ -24,7 +24,7 @@ from test_free_threading import cc, ft_python, probes
 from test_free_threading_run import ft_venv_python
 
 # The free-threaded interpreter's fixtures, shared with its own tests.
-FIXTURES = (cc, ft_python, probes, ft_venv_python)
+SHARED_FIXTURES = (cc, ft_python, probes, ft_venv_python)
 
 ZLIB = ["-s", 'import zlib; d = b"x" * 1000000', "zlib.compress(d, 1)"]
 SUM = ["sum(range(10000))"]
@@ -384,3 +384,38 @@ def test_an_import_that_enables_the_gil_is_named(ft_venv_python, probes,
                      "free-threaded measurement is impossible (PYTHON_GIL=1 "
                      "measures with the GIL on)"], process.stderr
     assert not output.exists()
+
+
+def test_several_interpreters_answer_in_one_table(tmp_path):
+    """--python, repeated: each interpreter measures, one table answers
+    with a column per interpreter (on the CI smoke's 2.7, PyPy and
+    3.13t too, which GILBENCH_TEST_PYTHONS names)."""
+    pythons = pythons_to_test()
+    if len(pythons) < 2:
+        pythons = pythons * 2
+    options = []
+    for python in pythons:
+        options += ["--python", python]
+    result = run_harness("timeit", "-p", "1", "-n", "2", "-w", "0",
+                         "--min-time", "0.001", "--threads", "1,2",
+                         "-o", tmp_path, *(options + SUM), timeout=600)
+    assert result.code == 0, result
+    lines = result.stdout.splitlines()
+    header = [line for line in lines if line.strip().startswith("|")][0]
+    assert header.count("|") == len(pythons), result
+    assert any(line.strip().startswith("2 threads") for line in lines)
+    assert any(line.strip().startswith("parallel? (threads)")
+               for line in lines), result
+    assert len(list(tmp_path.glob("timeit-*.json"))) == len(pythons)
+
+
+@pytest.mark.parametrize("python, said", [
+    ("/no/such/python", "no such interpreter"),
+    ("/usr/bin/python3", "gilbench is not importable there"),
+])
+def test_an_interpreter_that_cannot_run_it_is_one_line(python, said):
+    if not os.path.exists(python) and "no such" not in said:
+        pytest.skip("no %s here" % python)
+    result = run_harness("timeit", "--python", python, *SUM)
+    assert_one_line_usage_error(result)
+    assert said in result.stderr, result

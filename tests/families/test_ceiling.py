@@ -189,7 +189,11 @@ def test_report_answers_both_ceiling_findings(quick_run, tmp_path):
     number = r"\d+(?:\.\d+)?x"
     for question in ("ceiling: speedup of a perfectly parallel C loop at 2 "
                      "threads?", "... and at 2 processes?"):
-        line = next(text for text in text.splitlines() if question in text)
+        # "Q1 (ceiling): the question", then the answers in "| Q1 | ..."
+        asked = next(line for line in text.splitlines() if question in line)
+        label = asked.split(" ")[0]
+        line = next(row for row in text.splitlines()
+                    if row.startswith("| %s |" % label))
         assert re.search(number, line), line
     for title in ("Ceiling: speedup over 1 worker, threads",
                   "Ceiling: speedup over 1 worker, processes"):

@@ -4,7 +4,7 @@ import re
 import sys
 
 import pytest
-from helpers import dims, plain, write_result
+from helpers import dims, plain, write_matrix, write_result
 
 if sys.version_info < (3, 9):
     pytest.skip("the report side needs Python >= 3.9",
@@ -109,6 +109,18 @@ def md_rows(text):
             if line.startswith("|") and line.endswith("|")]
 
 
+def md_tables(text):
+    """The rows of each Markdown table (a run of table lines)."""
+    tables, current = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|") and line.endswith("|"):
+            current.append(line)
+        elif current:
+            tables.append(md_rows("\n".join(current)))
+            current = []
+    return tables
+
+
 def test_markdown_escapes_cells_titles_and_notes(odd_results):
     text = render.render(odd_results, "md")
     assert "## fast\\_path/slow\\_path \\*speed\\*\n" in text
@@ -116,9 +128,9 @@ def test_markdown_escapes_cells_titles_and_notes(odd_results):
             in text)
     assert "a \\|note\\| with \\`markup\\` and under\\_scores\\_" in text
     assert "n/a: needs \\`libfoo\\` \\| \\*bar\\* \\| \\_baz\\_" in text
-    # Every row keeps its column count: no cell's pipe split it.
-    for row in md_rows(text):
-        assert len(row) in (2, 8, 10), row
+    # Every row keeps its table's column count: no cell's pipe split it.
+    for rows in md_tables(text):
+        assert all(len(row) == len(rows[0]) for row in rows), rows
 
 
 def test_markdown_escapes_the_noisy_flag(tmp_path):
@@ -228,3 +240,26 @@ def test_markdown_all_na_table_is_one_line(sized_results):
     assert text.count("] " + md(EXCLUDED) + "\n") == 3  # as RST
     assert "| " + md(EXCLUDED) + " |" not in text
     assert text.count(md("case=c")) == 1 and md(FIXED) in text
+
+
+@pytest.mark.parametrize("fmt", ["rst", "md"])
+def test_text_reports_paste_no_line_wider_than_120(tmp_path, fmt):
+    """Eight interpreters' tables split into column groups, paragraphs
+    folded, long benchmark names numbered above their table; --width 0
+    keeps the full width."""
+    write_matrix(tmp_path)
+    results = loader.load_results([str(tmp_path)])
+    text = render.render(results, fmt)
+    assert max(len(line) for line in text.splitlines()) <= render.WIDTH
+    full = render.render(results, fmt, width=0)
+    assert max(len(line) for line in full.splitlines()) > render.WIDTH
+    if fmt == "rst":
+        assert render.rst_problems(text) == ""
+    if fmt == "md":  # nothing is lost by the split: every answer cell
+        assert data_cells(text) == data_cells(full)
+
+
+def data_cells(page):
+    """Every Markdown table's cells but headers and row labels, sorted."""
+    return sorted(cell for rows in md_tables(page) for row in rows[2:]
+                  for cell in row[1:])

@@ -18,7 +18,7 @@ import numpy
 
 from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.measure import pyperfinternals
-from gilbench.report.commands import compare_scaling
+from gilbench.report.commands import compare_answers, compare_scaling
 from gilbench.report.data import loader
 from gilbench.report.data.lookup import identity
 from gilbench.report.data.records import Cell, Table, label
@@ -243,6 +243,7 @@ class Comparison:
     changes: list
     intro: list
     scaling: list = field(default_factory=list)  # ScalingChanges
+    answers: list = field(default_factory=list)  # ChangedAnswers
 
 
 def compare(base_paths, changed_paths):
@@ -259,6 +260,14 @@ def compare(base_paths, changed_paths):
     adjust(every)
     compare_scaling.back(scaling, every)
     tables, summary = [], []
+    answers, compared = [], 0
+    for base_file, changed_file in pairs:
+        changed_answers, count = compare_answers.changes(
+            base_file, changed_file, _pair_label(base_file, changed_file))
+        answers += changed_answers
+        compared += count
+    if answers:
+        tables.append(compare_answers.table(answers))
     for base_file, changed_file, time_changes, curves in found:
         pair = _pair_label(base_file, changed_file)
         if curves:
@@ -278,8 +287,11 @@ def compare(base_paths, changed_paths):
     if unpaired:
         intro.append("Without a partner (not compared): %s."
                      % ", ".join(unpaired))
+    intro.append("Answers changed: %d of the %d findings both sides "
+                 "answer%s." % (len(answers), compared,
+                                " (table below)" if answers else ""))
     return Comparison([summary_table(summary)] + tables, every, intro,
-                      scaling)
+                      scaling, answers)
 
 
 def slowdowns_above(comparison, percent):

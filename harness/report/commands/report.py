@@ -1,8 +1,8 @@
-"""``gilbench report FILE_OR_DIR ... [--format rst|md|html]
-[-o FILE]``."""
+"""``gilbench report FILE_OR_DIR ... [--format rst|md|html|json]
+[-o FILE] [--width N]``."""
 from __future__ import annotations
 
-from gilbench.errors import OneLineErrorParser
+from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.report.data import loader
 from gilbench.report.pages import render
 from gilbench.report.pages.output import (
@@ -25,12 +25,21 @@ def _parser():
                         "its page of the manual built at URL (relative, "
                         "e.g. docs/_build/html/, or absolute); off by "
                         "default, so the page stays self-contained")
+    parser.add_argument("--width", type=int, default=render.WIDTH,
+                        metavar="N",
+                        help="RST and Markdown: no line wider than N "
+                        "characters (tables split into groups of "
+                        "interpreter columns, paragraphs folded); 0 for "
+                        "the full width (default: %(default)s)")
     return parser
 
 
 def main(argv):
     args = _parser().parse_args(argv)
+    if args.width < 0:
+        raise UsageError("--width must be 0 (no limit) or more")
     fmt = output_format(args)
     emit(render.render(loader.load_results(args.paths), fmt,
-                       docs_url=args.docs_url), fmt, args.output)
+                       docs_url=args.docs_url, width=args.width), fmt,
+         args.output)
     return 0

@@ -9,8 +9,10 @@ from gilbench import atomicfile
 from gilbench.errors import UsageError
 from gilbench.report.pages import render
 
-FORMAT_HELP = "default: from -o's suffix (.rst, .md, .html), else rst"
-SUFFIXES = {".md": "md", ".html": "html", ".htm": "html", ".rst": "rst"}
+FORMAT_HELP = ("default: from -o's suffix (.rst, .md, .html, .json), "
+               "else rst")
+SUFFIXES = {".md": "md", ".html": "html", ".htm": "html", ".rst": "rst",
+            ".json": "json"}
 
 
 def output_format(args):

@@ -1,23 +1,29 @@
 """Renders tables through the jinja2 templates (``gilbench.templates``,
-templates/ in the repository): the only place where structured cells
-become (escaped) text."""
+templates/ in the repository), laid out for text by
+gilbench.report.pages.textlayout, or as JSON (pages.jsonpage): the only
+place where structured cells become (escaped) text."""
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 import jinja2
 
 from gilbench import templates
-from gilbench.report.data import records
 from gilbench.report.numbers import cells
+from gilbench.report.pages import jsonpage
 from gilbench.report.pages.text import one_line
+from gilbench.report.pages.textlayout import (
+    WIDTH,
+    block_as_text,
+    findings_as_text,
+    wrap,
+)
 from gilbench.report.tables import layout, pivot, questions
 
 TEMPLATES = os.path.dirname(os.path.abspath(templates.__file__))
 FORMATS = {"rst": "report.rst.j2", "md": "report.md.j2",
-           "html": "report.html.j2"}
+           "html": "report.html.j2", "json": None}
 TITLE = "gilbench results"
 _RST_SPECIAL = re.compile(r"([\\*`|_])")
 
@@ -47,100 +53,40 @@ def environment():
         undefined=jinja2.StrictUndefined)
 
 
-@dataclass
-class TextTable:
-    """A table as the text templates draw it: escaped strings only; the
-    reasons of its n/a (failed, hung) cells as numbered notes under it."""
-    title: str
-    note: str
-    header: list
-    rows: list
-    reasons: list = ()
-
-    @property
-    def widths(self):
-        return [max(len(row[i]) for row in [self.header] + self.rows)
-                for i in range(len(self.header))]
-
-
-@dataclass
-class TextBlock:
-    """A layout.Block as the text templates draw it: a heading, its
-    paragraphs (fixed values, shared note), the one-line mentions of
-    tables without a value, then TextTables (title "" when the block's
-    heading names the only table)."""
-    title: str
-    paragraphs: list
-    omitted: list
-    tables: list
-
-
-def as_text(table, escape, title, note):
-    """A records.Table's cells (text and flags) as escaped strings, under
-    ``title`` and ``note`` (the block decides whether it has its own)."""
-    rows, reasons = layout.numbered(table.rows)
-    return TextTable(escape(title), escape(note),
-                     [escape(cell.display) for cell in table.header],
-                     [[escape(cell.display) for cell in row]
-                      for row in rows], [escape(r) for r in reasons])
-
-
-def findings_as_text(found, escape):
-    """The FindingsTable as one TextTable: family, question, an answer
-    per interpreter (the family named on its first row only)."""
-    rows, family = [], None
-    for finding in found.rows:
-        first = finding.family if finding.family != family else ""
-        family = finding.family
-        rows.append([records.label(first), records.label(finding.question)]
-                    + finding.answers)
-    short, reasons = layout.numbered([[r[0]] + r[1:] for r in rows])
-    header = ["Family", "Question"] + found.interpreters
-    return TextTable("", escape(questions.INTRO),
-                     [escape(h) for h in header],
-                     [[escape(cell.display) for cell in row]
-                      for row in short], [escape(r) for r in reasons])
-
-
-def block_as_text(block, escape):
-    return TextBlock(
-        escape(block.title),
-        [escape(p) for p in block.paragraphs],
-        [escape(omitted.line) for omitted in block.omitted],
-        [as_text(table, escape, block.heading_of(table),
-                 block.note_of(table)) for _, table in block.tables])
-
-
-def render(results, fmt, docs_url=None):
+def render(results, fmt, docs_url=None, width=WIDTH):
     """The report page; ``docs_url``: where the manual is built, for the
     HTML page's family headings to link to (none by default: a page
-    stays self-contained)."""
+    stays self-contained); ``width``: RST's and Markdown's widest line
+    (0: no limit)."""
     intro = "Rendered from %d result file(s): %s." % (
         len(results), ", ".join(r.interpreter for r in results))
     found = questions.findings_table(results, pivot.family_order(results))
     return render_tables(pivot.all_tables(results), fmt, TITLE, [intro],
-                         found=found, docs_url=docs_url)
+                         found=found, docs_url=docs_url, width=width)
 
 
 def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
-                  found=None, docs_url=None):
+                  found=None, docs_url=None, width=WIDTH):
     """records.Tables as a page, opening with the findings (a
-    questions.FindingsTable) when there are any: RST, Markdown, or HTML
-    with figures."""
+    questions.FindingsTable) when there are any: RST, Markdown, HTML
+    with figures, or JSON."""
     if fmt == "html":
         # Imported here: matplotlib is slow to import.
         from gilbench.report.pages import html
         return html.page(environment(), title, intro, tables, found=found,
                          docs_url=docs_url)
+    if fmt == "json":
+        return jsonpage.render(tables, title, intro, legend, found)
     escape = _ESCAPE[fmt]
     text = environment().get_template(FORMATS[fmt]).render(
-        title=escape(title), intro=[escape(line) for line in intro],
-        legend=escape(legend),
+        title=escape(title),
+        intro=[wrap(escape(line), width) for line in intro],
+        legend=wrap(escape(legend), width),
         findings_title=questions.TITLE,
-        findings=(findings_as_text(found, escape) if found and found.rows
-                  else None),
+        findings=(findings_as_text(found, escape, width)
+                  if found and found.rows else None),
         omitted_heading=escape(layout.OMITTED_HEADING),
-        blocks=[block_as_text(block, escape)
+        blocks=[block_as_text(block, escape, width)
                 for block in layout.blocks(tables)])
     return re.sub(r"\n{3,}", "\n\n", text)
 

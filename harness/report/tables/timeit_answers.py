@@ -90,12 +90,12 @@ def _judged_count(curve):
     return None, None
 
 
-def verdict(curve):
-    """Whether the statement runs in parallel, with the evidence."""
+def _judgement(curve):
+    """(count, evidence, against, what the statement does or a
+    CANNOT_TELL key), or None without a count to judge."""
     count, record = _judged_count(curve)
     if count is None:
-        return ("Parallel? Cannot tell: no count from 2 up to the usable "
-                "CPUs was measured.")
+        return None
     dims = curve.dims(count)
     faster = curve.speedup.answer(curve.lookup, dims)
     evidence = "%s used %s CPU and ran %s as fast as 1" % (
@@ -108,11 +108,30 @@ def verdict(curve):
     said = judged(faster, _cpu_ratio(curve, record),
                   float(count) if doubt else ceiling,
                   curve.axis == "threads" and curve.gil_on, doubt)
+    return count, evidence, against, said
+
+
+def verdict(curve):
+    """Whether the statement runs in parallel, with the evidence."""
+    found = _judgement(curve)
+    if found is None:
+        return ("Parallel? Cannot tell: no count from 2 up to the usable "
+                "CPUs was measured.")
+    _, evidence, against, said = found
     if said in CANNOT_TELL:
         return "Parallel? Cannot tell: %s (%s); %s." % (
             evidence, against, CANNOT_TELL[said])
     return "Parallel? %s (%s): the statement %s." % (evidence, against,
                                                        said)
+
+
+def short_verdict(curve):
+    """The verdict in a few words, for a table cell."""
+    found = _judgement(curve)
+    if found is None:
+        return "cannot tell (no count to judge)"
+    said = found[3]
+    return "cannot tell: %s" % SHORT[said] if said in CANNOT_TELL else said
 
 
 BUSY, UNMEASURED, NOISY = "busy", "unmeasured", "noisy"
@@ -124,6 +143,10 @@ CANNOT_TELL = {
     NOISY: "the interval reaches both serial and parallel (more values "
            "tell: -p 4, --rigorous)",
 }
+
+
+SHORT = {BUSY: "the machine is busy", UNMEASURED: "no ceiling measured",
+         NOISY: "too noisy (-p 4)"}
 
 
 def _cpu_ratio(curve, record):
@@ -183,14 +206,25 @@ def _ceiling_speedup(curve, dims):
     return None if isinstance(found, cells.Cell) else found[2]
 
 
-def lines(path, stmt):
-    """The answers for the timeit result at ``path``."""
+def _curves(path):
+    """(ResultFile, its GIL state, {axis: Curve}) of a timeit result."""
     results = loader.load_results([path])
     result = results[0]
     mine = [r for r in result.records
             if r.dims["family"] == fmt.TIMEIT_FAMILY]
-    cpus = max((r.cpus_usable for r in result.records), default=0)
     gil = result.facts.get("gil", "?")
+    curves = {}
+    for axis in COUNT_AXES:
+        records = [r for r in mine if r.dims["variant"] == axis]
+        if records:
+            curves[axis] = Curve(axis, records, results, gil != "disabled")
+    return result, gil, curves
+
+
+def lines(path, stmt):
+    """The answers for the timeit result at ``path``."""
+    result, gil, curves = _curves(path)
+    cpus = max((r.cpus_usable for r in result.records), default=0)
     # A worker whose GIL an import re-enabled fails instead of measuring
     # (gilbench.measure.gilguard): a disabled GIL in the file stayed disabled.
     state = ("disabled (no import re-enabled it)" if gil == "disabled"
@@ -198,10 +232,46 @@ def lines(path, stmt):
     found = ["%s -- %s, %d usable CPUs, GIL %s:" % (
         stmt.splitlines()[0] if stmt.strip() else stmt,
         result.interpreter, cpus, state)]
-    for axis in COUNT_AXES:
-        records = [r for r in mine if r.dims["variant"] == axis]
-        if records:
-            found += ["  " + line
-                      for line in Curve(axis, records, results,
-                                        gil != "disabled").lines()]
+    for curve in curves.values():
+        found += ["  " + line for line in curve.lines()]
     return found
+
+
+def _cell(curve, count):
+    """A count's compact answer: the time at 1, the speedup above."""
+    record, reason = curve.lookup.get(curve.dims(count))
+    if record is None:
+        return reason
+    if count == 1:
+        return cells.raw(record).display
+    return curve.speedup.answer(curve.lookup, curve.dims(count)).display
+
+
+def table_lines(paths, stmt):
+    """One table, a column per interpreter: each count's time (1) or
+    speedup, and the verdict, for timeit results of the same statement
+    on several interpreters."""
+    found = [_curves(path) for path in paths]
+    header = [""] + [result.interpreter + (" (GIL off)"
+                                          if gil == "disabled" else "")
+                     for result, gil, _ in found]
+    rows = []
+    for axis in COUNT_AXES:
+        counts = sorted({n for _, _, curves in found if axis in curves
+                         for n in curves[axis].counts})
+        for count in counts:
+            named = "%d %s" % (count, axis if count > 1 else _ONE[axis])
+            rows.append([named] + [
+                _cell(curves[axis], count) if axis in curves else "-"
+                for _, _, curves in found])
+        if counts:
+            rows.append(["parallel? (%s)" % axis] + [
+                short_verdict(curves[axis]) if axis in curves else "-"
+                for _, _, curves in found])
+    widths = [max(len(row[i]) for row in [header] + rows)
+              for i in range(len(header))]
+    first = stmt.splitlines()[0] if stmt.strip() else stmt
+    return ["%s -- 1: time per run; N: as fast as 1:" % first] + [
+        "  " + " | ".join(cell.ljust(width) for cell, width
+                          in zip(row, widths)).rstrip()
+        for row in [header] + rows]

@@ -1,0 +1,81 @@
+"""The report as JSON (``--format json``), for CI jobs and dashboards:
+the findings and every table cell with its number, interval, flags and
+reason, in the schema docs/report-schema.json describes
+(docs/result-format.rst).  Keys are sorted and nothing depends on when
+or where it was rendered, so the same results give the same bytes."""
+from __future__ import annotations
+
+import json
+import math
+
+SCHEMA = "gilbench-report"
+VERSION = 1
+
+
+def _number(number):
+    """A JSON number, or "inf"/"-inf" (a crossover's never/always bound);
+    None stays None."""
+    if number is None:
+        return None
+    if math.isinf(number):
+        return "inf" if number > 0 else "-inf"
+    return number
+
+
+def cell(found):
+    """One Cell: what it says and the numbers behind it."""
+    return {
+        "text": found.text,
+        "value": _number(found.value),
+        "interval": (None if found.interval is None
+                     else [_number(bound) for bound in found.interval]),
+        "significant": found.significant,
+        "flags": found.flags,
+        "reason": found.text if found.missing else None,
+    }
+
+
+def finding(row, interpreters):
+    return {
+        "family": row.family,
+        "question": row.question,
+        "kind": row.declaration["cell"]["kind"],
+        "evidence": row.evidence or None,
+        "answers": [dict(cell(answer), interpreter=interpreter)
+                    for interpreter, answer in zip(interpreters,
+                                                   row.answers)],
+    }
+
+
+def table(shown):
+    return {
+        "family": shown.family,
+        "title": shown.title,
+        "note": shown.note,
+        "kind": (shown.declaration["cell"]["kind"]
+                 if shown.declaration is not None else None),
+        "rows_are": shown.row_dim,
+        "columns_are": shown.column_dim,
+        "header": [head.text for head in shown.header],
+        "rows": [{"label": row[0].text, "cells": [cell(c) for c in row[1:]]}
+                 for row in shown.rows],
+    }
+
+
+def document(tables, title, intro, legend, found=None):
+    return {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "title": title,
+        "intro": list(intro),
+        "legend": legend,
+        "interpreters": list(found.interpreters) if found else [],
+        "findings": ([finding(row, found.interpreters) for row in found.rows]
+                     if found else []),
+        "tables": [table(shown) for shown in tables],
+    }
+
+
+def render(tables, title, intro, legend, found=None):
+    return json.dumps(document(tables, title, intro, legend, found),
+                      sort_keys=True, indent=1, allow_nan=False) + "\n"
