@@ -87,6 +87,7 @@ def report(tmp_path_factory):
     assert rendered.code == 0, rendered
     print("rendered %s: %d bytes in %.1f s" % (
         out, os.path.getsize(out), time.time() - started))
+    assert os.path.getsize(out) < 2 * 1024 * 1024
     return directory, out
 
 
@@ -117,6 +118,21 @@ const findings = [...document.querySelectorAll(
           visible: r.getBoundingClientRect().height > 0};
 });
 const firstSection = document.querySelector('section').id;
+const opened = document.getElementById('findings');
+const findingsTop = opened ? opened.getBoundingClientRect().top : -1;
+const firstAnswer = opened ?
+  opened.querySelector('tbody td:not(.label)') : null;
+const answerTop = firstAnswer ? firstAnswer.getBoundingClientRect().top : -1;
+let sticky = null;
+const scroller = opened ? opened.querySelector('.scroll') : null;
+if (scroller) {
+  const question = scroller.querySelector('tbody td.label');
+  const before = question.getBoundingClientRect().left;
+  scroller.scrollLeft = 100000;
+  sticky = {scrolled: scroller.scrollLeft, before: before,
+            after: question.getBoundingClientRect().left};
+  scroller.scrollLeft = 0;
+}
 const refs = [];
 for (const el of document.querySelectorAll('*')) {
   for (const a of ['src', 'href', 'xlink:href', 'action', 'poster']) {
@@ -134,7 +150,8 @@ for (const sheet of document.styleSheets) {
   }
 }
 return {plots: plots, refs: refs, findings: findings,
-        firstSection: firstSection,
+        firstSection: firstSection, findingsTop: findingsTop,
+        answerTop: answerTop, sticky: sticky,
         resources: performance.getEntriesByType('resource').length,
         active: document.querySelectorAll(
           'script, iframe, object, embed, img, link, base, form').length,
@@ -188,6 +205,14 @@ def test_report_in_chromium(browser, report):
     # The page opens with the findings: the real gil family's, a cell per
     # interpreter, each question linked to a table that is on the page.
     assert facts["firstSection"] == "findings"
+    # ... on the first screen (1400x1000): its first answer is in view
+    # before any scrolling, and the question stays in view while the
+    # interpreters' columns scroll.
+    assert 0 <= facts["findingsTop"] < 1000, facts["findingsTop"]
+    assert 0 <= facts["answerTop"] < 1000, facts["answerTop"]
+    sticky = facts["sticky"]
+    assert sticky["scrolled"] > 0, sticky  # the 8 columns overflow
+    assert abs(sticky["after"] - sticky["before"]) < 2, sticky
     assert len(facts["findings"]) >= 4
     for row in facts["findings"]:
         assert row["cells"] == 1 + len(results) and row["visible"], row
