@@ -5,6 +5,7 @@ timers.  What each means: docs/families/executor.rst.
 """
 import pickle
 import sys
+import threading
 
 from gilbench.api import (
     TreeCpuClock,
@@ -271,6 +272,8 @@ class Warm(Phase):
             # warmup would, but warm must hold with --warmups 0 too): one
             # task each does it.
             starting = min(self.batch.count, params["workers"])
+            if self.method == "thread":
+                _all_threads_started(self.pool, starting)
             self.batch.check([self.batch.on(self.pool, starting)], starting)
             self.sample_memory()
 
@@ -282,6 +285,18 @@ class Warm(Phase):
         if not self.peak_uss:  # in the caller: no priming batch sampled
             self.sample_memory()
         return self.finish(wall)
+
+
+def _all_threads_started(pool, count):
+    """A thread pool reuses an idle thread instead of starting another (3.8
+    on): ``count`` tasks that wait for one another need ``count`` threads
+    at once.  2.7's futures backport starts one per task anyway."""
+    barrier = getattr(threading, "Barrier", None)
+    if barrier is None:
+        return
+    waiting = barrier(count)
+    for future in [pool.submit(waiting.wait, 60) for _ in range(count)]:
+        future.result()
 
 
 class Cold(Phase):
