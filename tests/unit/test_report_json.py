@@ -123,8 +123,9 @@ def test_an_unchanged_answer_is_not_listed(tmp_path):
      Cell("", 2.0, interval=(1.8, 2.2)), "intervals apart"),
     ("value", Cell("", 1.0, interval=(0.9, 1.1)),
      Cell("", 1.05, interval=(1.0, 1.1)), None),
-    ("best", Cell("spin, 1.50x ahead", significant=True),
-     Cell("mutex, 1.40x ahead", significant=True), "spin -> mutex"),
+    ("best", Cell("spin, 1.50x ahead", significant=True, winner="spin"),
+     Cell("mutex, 1.40x ahead", significant=True, winner="mutex"),
+     "spin -> mutex"),
 ])
 def test_what_counts_as_a_changed_answer(kind, base, changed, why):
     assert compare_answers.why_changed(kind, base, changed) == why

@@ -35,8 +35,7 @@ def verdict(kind, found):
     if found.missing:
         return "n/a"
     if kind == "best":
-        winner = found.text.split(",")[0]
-        return winner if found.significant else "undecided"
+        return str(found.winner) if found.significant else "undecided"
     if found.significant is True:
         return "above 1" if found.value > 1 else "below 1"
     if found.significant is False:

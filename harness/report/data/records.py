@@ -87,6 +87,7 @@ class Cell:
     interval: tuple | None = None  # (low, high) of ``value``'s 95% CI
     significant: bool | None = None  # None: no comparison, or untold
     link: str = ""  # HTML: the anchor of the evidence (findings)
+    winner: object = None  # a best-of's winning value, else None
     # The measured Records it was computed from (findings; refine reads
     # them); not part of what the cell says.
     read: tuple = field(default=(), compare=False, repr=False)

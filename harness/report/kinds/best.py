@@ -61,7 +61,7 @@ class Best(Judged):
         if len(ranked) == 1:
             return Cell("%s (only one measured)" % ranked[0][0],
                         flags=cells.flags(ranked[0][1], significant=False),
-                        significant=False), None
+                        significant=False, winner=ranked[0][0]), None
         (win, _, win_m, win_s), (run, _, run_m, run_s) = ranked[:2]
         margin = win_m / run_m if highest else run_m / win_m
         interval = None
@@ -73,7 +73,8 @@ class Best(Judged):
         # the cell has no value, its wording carries the margin.
         return Cell("", None, flags=cells.flags(
             *[c[1] for c in found], significant=significant),
-            interval=interval, significant=significant), (win, run, margin)
+            interval=interval, significant=significant,
+            winner=win), (win, run, margin)
 
     def _word(self):
         of, pick = self.spec["of"]["kind"], self.spec["pick"]
