@@ -1,4 +1,5 @@
-"""``--pin-threads``: thread (or process) i runs on usable CPU i mod ncpus.
+"""``--pin-threads``: thread (or process) i runs on usable CPU i mod ncpus,
+the CPUs ordered so that distinct physical cores come first.
 
 Pinning is done by each thread or process itself, before it parks at the
 start gate, so it is set-up, not measured.  On Linux a thread is pinned
@@ -50,14 +51,50 @@ def _set_affinity(native_id, cpu):
     psutil.Process(native_id).cpu_affinity([cpu])
 
 
-class Pinning(object):
-    """Which CPU each of N threads or processes gets, and the pinning."""
+TOPOLOGY = "/sys/devices/system/cpu"
 
-    def __init__(self, cpus):
+
+def core_of(cpu, root=TOPOLOGY):
+    """(package, core) of a CPU from Linux's sysfs topology, or None where
+    it is not told: SMT siblings share one."""
+    found = []
+    for name in ("physical_package_id", "core_id"):
+        path = os.path.join(root, "cpu%d" % cpu, "topology", name)
+        try:
+            with open(path) as stream:
+                found.append(int(stream.read().strip()))
+        except (IOError, OSError, ValueError):
+            return None
+    return tuple(found)
+
+
+def by_core(cpus, root=TOPOLOGY):
+    """``cpus`` reordered so that the first of them are on distinct
+    physical cores (one SMT sibling each, package by package, as
+    ftscalingbench chooses), the other siblings after; unknown
+    topologies keep their order."""
+    cores = [core_of(cpu, root) for cpu in cpus]
+    if None in cores:
+        return list(cpus)
+    firsts, rest, seen = [], [], set()
+    for cpu, core in sorted(zip(cpus, cores), key=lambda p: (p[1], p[0])):
+        (rest if core in seen else firsts).append(cpu)
+        seen.add(core)
+    return firsts + rest
+
+
+class Pinning(object):
+    """Which CPU each of N threads or processes gets, and the pinning:
+    thread i on the i-th CPU of distinct physical cores first (SMT
+    siblings share a core's caches and units, which would read as poor
+    scaling), wrapping around."""
+
+    def __init__(self, cpus, root=TOPOLOGY):
         if not sys.platform.startswith("linux"):
             raise Unavailable("--pin-threads needs Linux (per-thread "
                               "affinity), not %s" % sys.platform)
-        self.cpus = list(cpus)
+        self.root = root
+        self.cpus = by_core(cpus, root)
 
     def cpu_for(self, index):
         return self.cpus[index % len(self.cpus)]
@@ -76,3 +113,9 @@ class Pinning(object):
     def describe(self, count):
         """``pinned_cpus`` metadata: the CPU of thread 0, 1, ..."""
         return ",".join(str(self.cpu_for(i)) for i in range(count))
+
+    def cores(self, count):
+        """``pinned_cores`` metadata: the (package:core) of each thread's
+        CPU, "?" where the topology is not told."""
+        found = [core_of(self.cpu_for(i), self.root) for i in range(count)]
+        return ",".join("%d:%d" % core if core else "?" for core in found)

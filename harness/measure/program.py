@@ -192,6 +192,7 @@ class TimeFunction(object):
         count = drivers.count_axis(bench.spec.driver)
         if pin is not None and count:
             facts["pinned_cpus"] = pin.describe(bench.params[count])
+            facts["pinned_cores"] = pin.cores(bench.params[count])
         record.record_facts(**facts)
 
 

@@ -41,7 +41,8 @@ process, or process tree, over the timed window / wall seconds),
 the values were measured, over all of them; Linux only), ``worker_start``
 (``fork`` or ``fresh interpreter``), ``cpus_usable``,
 ``cpu_affinity_effective``, ``python_gil``, ``py_gil_disabled_build``,
-``pinned_cpus`` (with ``--pin-threads``) and whatever the case records
+``pinned_cpus`` and ``pinned_cores`` (package:core of each; with
+``--pin-threads``) and whatever the case records
 with ``gilbench.api.record``.  A finding declaration may carry
 ``oversubscribed`` (true: its question is about more workers than CPUs).
 

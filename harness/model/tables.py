@@ -20,6 +20,8 @@ from gilbench.errors import UsageError
 from gilbench.model.resultformat import CELL_KINDS, COUNT_AXES, INTERPRETER
 
 IDEAL, CEILING = "ideal", "ceiling"
+# The cells a best-of can rank.
+BEST_OF = ("value", "throughput", "recorded", "efficiency")
 LOWEST, HIGHEST = "lowest", "highest"
 
 
@@ -82,13 +84,14 @@ def crossover(along, over, numerator, denominator, fallback=None, unit="",
 
 def best(over, of=None, pick=LOWEST, among=None):
     """Which value of the dimension ``over`` gives the lowest (or, with
-    ``pick="highest"``, the highest) ``of`` cell -- a value or a
-    throughput -- and by what factor over the runner-up.  ``among``
-    limits the candidates (e.g. leave out a no-lock baseline)."""
+    ``pick="highest"``, the highest) ``of`` cell -- a value, a
+    throughput, a recorded number or an efficiency -- and by what factor
+    over the runner-up.  ``among`` limits the candidates (e.g. leave out
+    a no-lock baseline)."""
     of = of or value()
-    if of.get("kind") not in ("value", "throughput", "recorded"):
-        raise UsageError("best(over=%r): of must be value(), throughput() or "
-                         "recorded()" % over)
+    if of.get("kind") not in BEST_OF:
+        raise UsageError("best(over=%r): of must be value(), throughput(), "
+                         "recorded() or efficiency()" % over)
     if pick not in (LOWEST, HIGHEST):
         raise UsageError("best(over=%r): pick is %r or %r"
                          % (over, LOWEST, HIGHEST))

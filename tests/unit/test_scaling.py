@@ -14,7 +14,12 @@ import json  # noqa: E402
 
 from gilbench.model.findings import finding  # noqa: E402
 from gilbench.model.resultformat import FINDINGS_KEY  # noqa: E402
-from gilbench.model.tables import efficiency, scaling, table  # noqa: E402
+from gilbench.model.tables import (  # noqa: E402
+    best,
+    efficiency,
+    scaling,
+    table,
+)
 from gilbench.report.data import loader
 from gilbench.report.numbers import scalability  # noqa: E402
 from gilbench.report.tables import pivot, questions
@@ -263,3 +268,39 @@ def test_the_ceiling_is_whichever_family_declares_reference_points(
     assert results[0].references == {"machine": points}
     found = questions.findings_table(results, ["syn"]).rows[0].answers[0]
     assert found.value == pytest.approx(1.6 / (2 / 1.05), rel=1e-3)
+
+
+def test_a_best_of_efficiency_names_the_worst_scaler(tmp_path):
+    """best(of=efficiency(...)): the case whose efficiency against the
+    ceiling is lowest, by its margin below the runner-up."""
+    ceiling = usl_times(0.0, 0.0, [1, 2], noise=0.01)  # 2.00x at 2
+    benchmarks = []
+    for case, s in (("good", 0.0), ("fair", 0.25), ("poor", 1.0)):
+        for n, values in usl_times(s, 0.0, [1, 2], noise=0.01).items():
+            benchmarks.append((dims("syn", case, "v", "python", threads=n),
+                               values))
+    for n, values in ceiling.items():
+        benchmarks.append((work(n, family="ceiling"), values))
+    worst = best(over="case", of=efficiency(over="threads",
+                                            against="ceiling"),
+                 pick="lowest")
+    first = best(over="case", of=efficiency(over="threads",
+                                            against="ceiling"),
+                 pick="highest")
+    write_result(tmp_path, "py311.json", "3.11.7", benchmarks,
+                 cpus_usable=8, extra={FINDINGS_KEY: json.dumps([
+                     finding("worst?", worst, at={"threads": 2}),
+                     finding("best?", first, at={"threads": 2})])})
+    results = loader.load_results([str(tmp_path)])
+    low, high = [row.answers[0] for row in
+                 questions.findings_table(results, ["syn"]).rows]
+    # efficiencies 1.00, 0.80 and 0.50: poor is 1.60x below fair.
+    assert low.winner == "poor" and plain(low.text) == "poor, 1.60x below"
+    assert low.significant is True
+    assert high.winner == "good" and plain(high.text) == "good, 1.25x ahead"
+
+
+def test_a_best_of_refuses_a_cell_it_cannot_rank():
+    from gilbench.errors import UsageError
+    with pytest.raises(UsageError, match="efficiency"):
+        best(over="case", of=scaling(over="threads"))

@@ -272,9 +272,14 @@ def _pinning(run_meta, benchmarks):
     parts = []
     if "cpu_affinity" in run_meta:
         parts.append("--affinity %s" % run_meta["cpu_affinity"])
-    if any("pinned_cpus" in r.get_metadata()
-           for b in benchmarks for r in b.get_runs()):
-        parts.append("--pin-threads")
+    pinned = [r.get_metadata() for b in benchmarks for r in b.get_runs()
+              if "pinned_cpus" in r.get_metadata()]
+    if pinned:
+        # The most threads pinned at once says which cores they took.
+        widest = max(pinned, key=lambda m: len(m["pinned_cpus"]))
+        cores = widest.get("pinned_cores")
+        parts.append("--pin-threads" + (" (package:core %s)" % cores
+                                        if cores else ""))
     return ", ".join(parts) or "no"
 
 

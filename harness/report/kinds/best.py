@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from gilbench.report.data.records import Cell
 from gilbench.report.kinds.base import Judged, interval_text
+from gilbench.report.kinds.efficiency import Efficiency
 from gilbench.report.numbers import cells, intervals
 from gilbench.report.numbers.cells import NOT_RUN, spaced
 
@@ -24,6 +25,13 @@ class Best(Judged):
                   if not among or v in among]
         found, reasons = [], []
         for value in values:
+            if self.spec["of"]["kind"] == "efficiency":
+                metric = self._efficiency(lookup, {**dims, over: value})
+                if isinstance(metric, Cell):
+                    reasons.append(metric.text)
+                else:
+                    found.append((value,) + metric)
+                continue
             record, reason = lookup.get({**dims, over: value})
             if record is None:
                 reasons.append(reason)
@@ -34,6 +42,17 @@ class Best(Judged):
                 continue
             found.append((value, record) + metric)
         return found, reasons or [NOT_RUN]
+
+    def _efficiency(self, lookup, dims):
+        """(record, efficiency, its draws or None), or a Cell saying why
+        there is none."""
+        kind = Efficiency({"cell": self.spec["of"], "note": ""}, self.axes,
+                          self.ceiling)
+        found = kind.drawn(lookup, dims)
+        if isinstance(found, Cell):
+            return found
+        value, draws, _, _, records = found
+        return records[0], value, draws
 
     def _metric(self, record):
         """(number, its resamples or None) of the ``of`` cell."""
@@ -77,16 +96,22 @@ class Best(Judged):
             winner=win), (win, run, margin)
 
     def _word(self):
+        """How the margin reads: a lowest time is "ahead"; a highest
+        throughput "the next" one's multiple; a lowest efficiency (the
+        worst scaler) "below" the next."""
         of, pick = self.spec["of"]["kind"], self.spec["pick"]
+        if of == "efficiency" and pick == "lowest":
+            return "below"
         ahead = (of == "value") == (pick == "lowest")
         return "ahead" if ahead else "the next"
 
     def wording(self, found, context):
         winner, runner_up, margin = context
+        word = {"ahead": "ahead of", "below": "below"}.get(self._word(),
+                                                            "over")
         return spaced("%s, %sx" % (winner, cells.factor(margin)),
                        interval_text(found.interval),
-                       "%s %s" % ("ahead of" if self._word() == "ahead"
-                                  else "over", runner_up))
+                       "%s %s" % (word, runner_up))
 
     def brief(self, found, context):
         winner, _, margin = context
@@ -97,7 +122,9 @@ class Best(Judged):
     def describe(self, grid):
         of = self.spec["of"]
         what = {"value": "time", "throughput": "throughput",
-                "recorded": of.get("key", "")}[of["kind"]]
+                "recorded": of.get("key", ""),
+                "efficiency": "efficiency against the %s"
+                % of.get("against")}[of["kind"]]
         among = (" among %s" % ", ".join(map(str, self.spec["among"]))
                  if self.spec["among"] else "")
         return ("The %s with the %s %s%s, and its margin over the "

@@ -34,6 +34,16 @@ class Efficiency(Speedup):
     def efficiency(self, lookup, dims):
         """(efficiency, interval, reference speedup, speedup, records) or
         a Cell saying why there is none."""
+        found = self.drawn(lookup, dims)
+        if isinstance(found, Cell):
+            return found
+        value, draws, reference, speedup, records = found
+        interval = None if draws is None else intervals.bounds(draws)
+        return value, interval, reference, speedup, records
+
+    def drawn(self, lookup, dims):
+        """As ``efficiency``, with the efficiency's bootstrap draws (or
+        None) in place of its interval: what a best-of ranks."""
         over, baseline = self.spec["over"], self.spec["baseline"]
         if not (is_number(dims.get(over)) and is_number(baseline)):
             return cells.missing("n/a: %s is not numeric" % over)
@@ -43,22 +53,16 @@ class Efficiency(Speedup):
         speedup, interval, this, base = measured
         n = dims[over] / baseline
         if self.spec["against"] == "ideal":
-            return (speedup / n, interval and tuple(x / n for x in interval),
-                    n, speedup, (this, base))
+            value = speedup / n
+            return (value, _draws(base, this, scale=value * this.mean
+                                  / base.mean), n, speedup, (this, base))
         pair = self.ceiling_pair(dims, this)
         if isinstance(pair, str):
             return cells.missing(pair)
         one, many = pair
         ceiling = one.mean / many.mean * n
-        return (speedup / ceiling, self._interval(base, this, one, many),
+        return (speedup / ceiling, _draws(base, this, one, many),
                 ceiling, speedup, (this, base, one, many))
-
-    def _interval(self, base, this, one, many):
-        """Bootstrap of (base/this) / (one/many): the N factors cancel."""
-        means = [intervals.SHARED.means(r) for r in (base, this, one, many)]
-        if any(m is None for m in means):
-            return None
-        return intervals.bounds(means[0] / means[1] / (means[2] / means[3]))
 
     def judged(self, lookup, dims):
         found = self.efficiency(lookup, dims)
@@ -99,6 +103,19 @@ class Efficiency(Speedup):
 
     def reference_line(self, row_dim, row_values):
         return Level("1 (perfect)")
+
+
+def _draws(base, this, one=None, many=None, scale=1.0):
+    """Bootstrap draws of (base/this) / (one/many), the N factors
+    cancelling; against the ideal, of base/this x ``scale``.  None when a
+    record has too few values."""
+    records = [r for r in (base, this, one, many) if r is not None]
+    means = [intervals.SHARED.means(r) for r in records]
+    if any(m is None for m in means):
+        return None
+    if one is None:
+        return means[0] / means[1] * scale
+    return means[0] / means[1] / (means[2] / means[3])
 
 
 def _times(number):

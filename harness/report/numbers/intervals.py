@@ -83,6 +83,14 @@ class Resampler:
         return found
 
 
+def shift(identity, sd):
+    """RESAMPLES draws of a log shift N(0, sd) that many records share
+    (e.g. one file's family, measured in one stretch of time), seeded
+    from ``identity`` as a record's draws are."""
+    seed = zlib.crc32(repr(identity).encode())
+    return numpy.random.default_rng(seed).normal(0.0, sd, RESAMPLES)
+
+
 def between_processes(groups):
     """The variance of the mean of ``groups`` (a tuple of values per
     worker process) from process to process: of the process means over

@@ -17,7 +17,7 @@ from gilbench.model.tables import named_dimensions
 from gilbench.report import kinds
 from gilbench.report.data.lookup import Ceiling, Lookup
 from gilbench.report.data.records import Table, label
-from gilbench.report.tables import listings
+from gilbench.report.tables import builds, listings
 
 HIDDEN_IN_TITLES = ("family",)  # every table of a family shares it
 
@@ -224,4 +224,6 @@ def all_tables(results):
         for declaration in family_tables:
             tables.extend(declared_tables(results, family, declaration,
                                           axes))
-    return tables + listings.all_listings(results)
+    families = family_order(results)
+    return (tables + builds.tables(results, families)
+            + listings.all_listings(results))

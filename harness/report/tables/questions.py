@@ -15,7 +15,7 @@ from gilbench.model.resultformat import EXTENDED_KEY, INTERPRETER
 from gilbench.report import kinds
 from gilbench.report.data.lookup import Lookup, Recording
 from gilbench.report.numbers import cells, intervals
-from gilbench.report.tables import pivot
+from gilbench.report.tables import builds, pivot
 
 TITLE = "Findings"
 INTRO = ("Each family's questions, answered per interpreter from the "
@@ -153,6 +153,10 @@ def findings_table(results, families):
             table.rows.append(Finding(
                 family, declaration["question"], declaration, answers,
                 evidence_title(declaration, tables)))
+    for declaration, answers, evidence in builds.findings(results,
+                                                          families):
+        table.rows.append(Finding(builds.FAMILY, declaration["question"],
+                                  declaration, answers, evidence))
     return table
 
 
