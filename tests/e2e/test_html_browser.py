@@ -36,6 +36,16 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",
                   "--no-first-run", "--window-size=1400,1000"]
 SETUP = ("apt-get install -y chromium chromium-driver; pip install "
          "selenium")
+# The issue's budget (#34) for the main job's page, bench/report_page.py's
+# too; this page, of fewer interpreters and families, stays well within.
+PAGE_BYTES = 2_000_000
+# What a facet (a small multiple) may weigh, on average: the main job's
+# page has about 250; this page's figures were 8.1 kB a facet before #34,
+# 3.6 kB after.
+FACET_BYTES = 5_000
+# What a finding's answer may mean (gilbench.report.pages.html).
+ANSWER_CLASSES = {"r-3", "r-2", "r-1", "r0", "r1", "r2", "r3", "und", "dec",
+                  "val", "na", "failed", "hung"}
 
 
 def _require_browser():
@@ -87,7 +97,7 @@ def report(tmp_path_factory):
     assert rendered.code == 0, rendered
     print("rendered %s: %d bytes in %.1f s" % (
         out, os.path.getsize(out), time.time() - started))
-    assert os.path.getsize(out) < 2 * 1024 * 1024
+    assert os.path.getsize(out) < PAGE_BYTES
     return directory, out
 
 
@@ -102,7 +112,12 @@ const plots = [...document.querySelectorAll('figure.plot')].map(f => {
     series.add(m[1] + ':' + m[2]);
     facets.add(m[1]);
     const b = el.getBBox();
-    if (b.width > 0 || b.height > 0) drawn++;
+    // A series of one point is a dot: a path without length, drawn by
+    // its round caps.
+    const dot = el.querySelector('path[d*="h0"]');
+    if (b.width > 0 || b.height > 0 ||
+        (dot && getComputedStyle(dot).strokeLinecap === 'round' &&
+         parseFloat(getComputedStyle(dot).strokeWidth) > 0)) drawn++;
   }
   return {expected: +f.dataset.series, series: series.size, drawn: drawn,
           facets: facets.size, expectedFacets: +f.dataset.facets,
@@ -113,9 +128,21 @@ const findings = [...document.querySelectorAll(
   const link = r.querySelector('td a');
   const target = link ? document.getElementById(
     link.getAttribute('href').slice(1)) : null;
+  const answers = [...r.querySelectorAll('td:not(.label)')];
   return {cells: r.querySelectorAll('td').length,
           linked: !!link, resolves: !!target,
-          visible: r.getBoundingClientRect().height > 0};
+          visible: r.getBoundingClientRect().height > 0,
+          classes: answers.map(td => td.className),
+          shades: answers.map(td => getComputedStyle(td).backgroundColor),
+          // A number and its interval on one line: the answer's text is
+          // one line box high.
+          lines: answers.map(td => {
+            const range = document.createRange();
+            range.selectNodeContents(td);
+            const rects = [...range.getClientRects()];
+            const tops = new Set(rects.map(x => Math.round(x.top)));
+            return tops.size;
+          })};
 });
 const firstSection = document.querySelector('section').id;
 const opened = document.getElementById('findings');
@@ -149,7 +176,9 @@ for (const sheet of document.styleSheets) {
     }
   }
 }
-return {plots: plots, refs: refs, findings: findings,
+const svgBytes = [...document.querySelectorAll('figure.plot svg')].reduce(
+  (sum, svg) => sum + svg.outerHTML.length, 0);
+return {plots: plots, refs: refs, findings: findings, svgBytes: svgBytes,
         firstSection: firstSection, findingsTop: findingsTop,
         answerTop: answerTop, sticky: sticky,
         resources: performance.getEntriesByType('resource').length,
@@ -193,6 +222,11 @@ def test_report_in_chromium(browser, report):
     assert [p["expectedFacets"] for p in facts["plots"]] == [
         len(plots.facets(g)) for g in groups]
     assert len(expected) >= 5
+    # The figures' weight: what the page spends on a facet.
+    facets = sum(p["expectedFacets"] for p in facts["plots"])
+    print("figures: %d bytes, %d facets" % (facts["svgBytes"], facets))
+    assert facts["svgBytes"] < FACET_BYTES * facets, (facts["svgBytes"],
+                                                      facets)
     for plot in facts["plots"]:
         assert plot["width"] > 200 and plot["height"] > 100, plot
         assert plot["series"] == plot["expected"], plot
@@ -217,4 +251,15 @@ def test_report_in_chromium(browser, report):
     for row in facts["findings"]:
         assert row["cells"] == 1 + len(results) and row["visible"], row
         assert row["resolves"] or not row["linked"], row
+        # Each answer says what it means by its class (its shade), and
+        # stays on one line.
+        assert set(row["classes"]) <= ANSWER_CLASSES, row
+        assert row["lines"] == [1] * len(results), row
     assert sum(row["resolves"] for row in facts["findings"]) >= 3
+    # The real gil family's answers are ratios and speedups, decided or
+    # not: shaded, so not all alike.
+    classes = [c for row in facts["findings"] for c in row["classes"]]
+    assert any(c.startswith("r") for c in classes), classes
+    shades = {shade for row in facts["findings"] for shade, css in zip(
+        row["shades"], row["classes"]) if css != "na"}
+    assert len(shades) >= 2, shades

@@ -149,9 +149,11 @@ def test_log_axis_is_drawn_log(matrix_dir):
     drawn = plots.figure([work], "w")
     # symlog because 0 is on the axis: 0, 100, 1000 and 10000 are spaced
     # by decades, not by value.
-    ticks = [float(x) for x in re.findall(
-        r'<g id="xtick_\d+">.*?<text[^>]* x="([\d.]+)"', drawn.svg, re.S)]
-    assert len(ticks) == 4
+    labels = re.findall(r'<text style="font-size: 8px; text-anchor: '
+                        r'middle" x="([\d.]+)" y="[\d.]+">(\d+)</text>',
+                        drawn.svg)
+    assert [text for _, text in labels] == ["0", "100", "1000", "10000"]
+    ticks = [float(x) for x, _ in labels]
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     assert max(gaps) / min(gaps) < 3
 
@@ -166,7 +168,8 @@ def test_ratio_cells_are_shaded_with_a_legend(matrix_page):
 
 def test_flags_reasons_runs_and_toc(matrix_page):
     _, page = matrix_page
-    assert '<b class="flag noisy">~</b>' in page
+    # A cell's marks share one element, but for "not significant".
+    assert re.search(r'<td[^>]*>[^<]+ <b>~\^?</b></td>', page)
     # Reasons are numbered notes under their table.
     assert re.search(r'<td class="na">n/a \[\d\]</td>', page)
     assert re.search(r"<li>\[\d\] n/a: gilbench.extensions._gil_cffi not "
@@ -362,13 +365,13 @@ def attribute_numbers(svg):
     return re.findall(r"-?\d+(?:\.\d+)?", " ".join(values))
 
 
-def test_plot_coordinates_have_at_most_two_decimals(matrix_page):
+def test_plot_coordinates_have_at_most_one_decimal(matrix_page):
     _, page = matrix_page
     svgs = re.findall(r"<svg.*?</svg>", page, re.S)
     numbers = [n for svg in svgs for n in attribute_numbers(svg)]
     assert len(numbers) > 1000
-    assert [n for n in numbers if re.search(r"\.\d{3}", n)] == []
-    assert any(re.search(r"\.\d\d$", n) for n in numbers)  # still precise
+    assert [n for n in numbers if re.search(r"\.\d{2}", n)] == []
+    assert any(re.search(r"\.\d$", n) for n in numbers)  # still precise
 
 
 SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="504pt">\n'
@@ -389,11 +392,11 @@ def test_svg_trim_keeps_what_is_drawn():
     assert svgtrim.trim(SVG) == (
         '<svg style="font-family: \'DejaVu Sans\', sans-serif" '
         'xmlns="http://www.w3.org/2000/svg" width="504pt"><g id="a">'
-        '<path d="M45.12 175.1L332.64 0z" style="stroke-width: 0.8"/>'
-        '<use x="87.66" y="1.5" transform="scale(0.015625)"/>'
-        '<text style="font-size: 9px; text-anchor: middle" x="87.66" '
-        'y="188.94">1.234567 a  b</text>'
-        '<text style="font-size: 8px" transform="rotate(-20 10.12 5)">x'
+        '<path d="M45.1 175.1L332.6 0z" style="stroke-width: 0.8"/>'
+        '<use x="87.7" y="1.5" transform="scale(0.015625)"/>'
+        '<text style="font-size: 9px; text-anchor: middle" x="87.7" '
+        'y="188.9">1.234567 a  b</text>'
+        '<text style="font-size: 8px" transform="rotate(-20 10.1 5)">x'
         '</text></g></svg>')
 
 
@@ -404,3 +407,216 @@ def test_svg_trim_leaves_differing_fonts_on_their_texts():
     trimmed = svgtrim.trim(mixed)
     assert trimmed.startswith('<svg xmlns=')
     assert trimmed.count("font-family:") == 2
+
+
+# -- smaller figures: paths, groups, markers, a style sheet for the page ----
+
+def test_path_segments_along_an_axis_are_shorter():
+    from gilbench.report.pages.svgtrim import compact_path
+    assert compact_path("M 1 2 L 5 2 L 5 7 L 5 7 L 6 8 z") == \
+        "M1 2H5V7h0L6 8z"
+    # A moveto's further pairs are linetos.
+    assert compact_path("M 1 2 3 2 3 4") == "M1 2H3V4"
+    # After a close the current point is the subpath's start.
+    assert compact_path("M1 2L3 4zL1 5") == "M1 2L3 4zV5"
+    # Curves pass through and move the current point.
+    assert compact_path("M0 0 C 1 1 2 2 3 0 L 4 0 Q 5 5 6 0 L 6 1") == \
+        "M0 0C1 1 2 2 3 0H4Q5 5 6 0V1"
+    # What it does not read (relative or arc commands, stray numbers)
+    # keeps its meaning: only its spaces are tightened.
+    for data in ("M 0 0 l 1 1", "M0 0 A 1 1 0 0 1 2 2", "M 0 0 L 1"):
+        assert compact_path(data) == " ".join(data.split())
+
+
+def test_bare_and_empty_groups_go_their_content_stays():
+    from gilbench.report.pages.svgtrim import unwrap_groups
+    assert unwrap_groups('<svg><g><g><path d="M0 0"/></g><text>a</text>'
+                         '</g><g/><g clip-path="x"></g></svg>') == \
+        '<svg><path d="M0 0"/><text>a</text></svg>'
+    # A group that does something, or is named, stays (empty or not).
+    kept = '<g clip-path="url(#c)"><path/></g><g id="s-1"></g>'
+    assert unwrap_groups(kept) == kept
+    assert unwrap_groups('<g><g id="a"><g><path/></g></g></g>') == \
+        '<g id="a"><path/></g>'
+    assert unwrap_groups('<g><g id="x"/></g>') == '<g id="x"/>'
+    broken = '<g><path/></g></g>'
+    assert unwrap_groups(broken) == broken
+
+
+CIRCLE = ("M 0 1.5 C 0.4 1.5 0.8 1.3 1.1 1.1 C 1.3 0.8 1.5 0.4 1.5 0 "
+          "C 1.5 -0.4 1.3 -0.8 1.1 -1.1 C 0.8 -1.3 0.4 -1.5 0 -1.5 "
+          "C -0.4 -1.5 -0.8 -1.3 -1.1 -1.1 C -1.3 -0.8 -1.5 -0.4 -1.5 0 "
+          "C -1.5 0.4 -1.3 0.8 -1.1 1.1 C -0.8 1.3 -0.4 1.5 0 1.5 z")
+
+
+def markers(marker_id, data, uses, clip=' clip-path="url(#p0123456789)"'):
+    return ('<defs><path id="%s" d="%s" style="stroke: #1f77b4"/></defs>'
+            '<g%s>%s</g>' % (marker_id, data, clip, "".join(
+                '<use xlink:href="#%s" x="%s" y="%s" style="%s"/>'
+                % (marker_id, x, y, style) for x, y, style in uses)))
+
+
+def test_round_markers_become_one_path_of_dots():
+    from gilbench.report.pages.svgtrim import (
+        circle_radius,
+        compact_path,
+        markers_as_dots,
+    )
+    fill = "fill: #1f77b4; stroke: #1f77b4"
+    svg = markers("m0123456789", CIRCLE, [(1, 2, fill), (3.5, 4, fill)])
+    # A dot as wide as the marker and its edge (1 by default).
+    assert markers_as_dots(svg) == (
+        '<path d="M1 2h0M3.5 4h0" clip-path="url(#p0123456789)" '
+        'style="fill: none; stroke: #1f77b4; stroke-width: 4; '
+        'stroke-linecap: round"/>')
+    edged = markers("m0123456789", CIRCLE, [
+        (1, 2, fill + "; stroke-width: 0.5")], clip="")
+    assert 'stroke-width: 3.5;' in markers_as_dots(edged)
+    assert circle_radius(compact_path(CIRCLE)) == 1.5
+    # A square marker, an edge of another colour, a translucent marker:
+    # left as they are.
+    square = markers("m0123456789", "M -3 3 L 3 3 L 3 -3 L -3 -3 z",
+                     [(1, 2, fill)])
+    other_edge = markers("m0123456789", CIRCLE,
+                         [(1, 2, "fill: #1f77b4; stroke: #000000")])
+    faint = markers("m0123456789", CIRCLE, [(1, 2, fill + "; opacity: 0.5")])
+    for svg in (square, other_edge, faint):
+        assert markers_as_dots(svg) == svg
+    # Only what is still used keeps its definition.
+    both = svg + markers("m9876543210", CIRCLE, [(1, 2, fill)])
+    assert markers_as_dots(both).count("<defs>") == 1
+
+
+def test_styles_become_classes_of_one_sheet_for_the_page():
+    from gilbench.report.pages.svgtrim import share_styles
+    first = ('<svg><defs><style type="text/css">*{stroke-linecap: butt}'
+             '</style></defs><path style="fill: red"/><path style="fill: '
+             'red"/><text style="font-size: 8px">a</text>'
+             '<path clip-path="url(#p0123456789)" style="stroke: blue"/>'
+             '<defs><clipPath id="p0123456789"><rect/></clipPath></defs>'
+             '</svg>')
+    second = ('<svg><defs><style type="text/css">*{stroke-linecap: butt}'
+              '</style></defs><path style="stroke: blue"/><path '
+              'style="fill: red"/><use xlink:href="#m0123456789"/>'
+              '<path id="m0123456789" style="fill: &quot;x&quot;"/>'
+              '<path style="fill: &quot;x&quot;"/></svg>')
+    (one, two), css = share_styles([first, second])
+    # The most used first; a style used once stays where it is, and one
+    # with an entity too (a style sheet would not read it).
+    assert css == ("*{stroke-linecap: butt}.s0{fill: red}"
+                   ".s1{stroke: blue}")
+    assert one == ('<svg><path class="s0"/><path class="s0"/>'
+                   '<text style="font-size: 8px">a</text>'
+                   '<path clip-path="url(#c0)" class="s1"/>'
+                   '<defs><clipPath id="c0"><rect/></clipPath></defs></svg>')
+    # Ids are unique on the page: the next figure counts on.
+    assert two == ('<svg><path class="s1"/><path class="s0"/>'
+                   '<use xlink:href="#c1"/><path id="c1" style="fill: '
+                   '&quot;x&quot;"/><path style="fill: &quot;x&quot;"/>'
+                   '</svg>')
+
+
+def test_the_page_refers_only_to_its_own_ids_and_classes(matrix_page):
+    _, page = matrix_page
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert len(ids) == len(set(ids))
+    referred = set(re.findall(r'url\(#([^)]+)\)', page)) | set(
+        re.findall(r'href="#([^"]+)"', page))
+    assert referred and referred <= set(ids)
+    svgs = "".join(re.findall(r"<svg.*?</svg>", page, re.S))
+    used = set(re.findall(r'class="(s\d+)"', svgs))
+    defined = set(re.findall(r"\.(s\d+)\{", page))
+    assert used and used == defined
+    assert "<style type=" not in svgs  # moved to the page's style sheet
+    assert "<use" not in svgs  # markers are paths of dots
+
+
+# -- findings: answers shaded by what they mean, flags ---------------------
+
+def test_answer_classes_come_from_the_cells():
+    from gilbench.report.data.records import Cell
+    from gilbench.report.numbers import cells
+    from gilbench.report.pages import html
+    na = cells.missing("n/a: not run")
+    failed = cells.missing("failed: exit code 1")
+    ratio = Cell("1.50x [1.3-1.7]", 1.5, interval=(1.3, 1.7),
+                 significant=True)
+    untold = Cell("1.03x [0.9-1.2]", 1.03, interval=(0.9, 1.2),
+                  significant=False)
+    speedup_below = Cell("0.40x", 0.4, interval=(0.3, 0.5),
+                         significant=True)
+    baseline = Cell("1.00x", 1.0)  # compares nothing
+    winner = Cell("spin, 1.3x ahead", None, winner="spin", significant=True)
+    close = Cell("spin, 1.0x ahead", None, winner="spin", significant=False)
+    rate = Cell("182k req/s", 182e3)
+    assert html.answer_class(na, "ratio") == "na"
+    assert html.answer_class(failed, "best") == "failed"
+    assert html.answer_class(ratio, "ratio") == "r2"
+    assert html.answer_class(untold, "ratio") == html.UNDECIDED
+    assert html.answer_class(speedup_below, "speedup") == "r-3"
+    assert html.answer_class(baseline, "speedup") == "r0"
+    assert html.answer_class(winner, "best") == html.DECIDED
+    assert html.answer_class(close, "best") == html.UNDECIDED
+    assert html.answer_class(rate, "throughput") == html.MEASURED
+    # The class reads the cell, not its words.
+    reworded = Cell("about the same", 1.5, significant=True)
+    assert html.answer_class(reworded, "ratio") == "r2"
+
+
+def test_findings_table_shades_each_answer():
+    from gilbench.report.data.records import Cell
+    from gilbench.report.pages import html
+    from gilbench.report.tables import questions
+    found = questions.FindingsTable(["A", "B"], [
+        questions.Finding("gil", "How much slower?",
+                          {"cell": {"kind": "ratio"}},
+                          [Cell("2.5x [2.1-3]", 2.5, flags="~",
+                                significant=True),
+                           Cell("1.0x [0.8-1.3]", 1.0, flags="?~",
+                                significant=False)]),
+        questions.Finding("gil", "Which wins?", {"cell": {"kind": "best"}},
+                          [Cell("a, 2x ahead", None, significant=True,
+                                winner="a"),
+                           Cell("n/a: not run", missing=True)])])
+    table = html.findings_table(found, [])
+    rows = [row for what, row in table.rows if what == "finding"]
+    assert [[c.css for c in row[1:]] for row in rows] == [
+        ["r3", html.UNDECIDED], [html.DECIDED, "na"]]
+    assert rows[0][2].flags == [("?", "ns"), ("~", "")]
+    assert all(row[0].css == "label" for row in rows)
+
+
+def test_flags_share_an_element_unless_they_differ_in_colour():
+    from gilbench.report.pages.html import flag_groups
+    assert flag_groups("") == []
+    assert flag_groups("~^!") == [("~^!", "")]
+    assert flag_groups("?~^") == [("?", "ns"), ("~^", "")]
+
+
+def test_figure_workers_start_before_the_tables_are_computed(matrix_dir,
+                                                             monkeypatch):
+    """render starts (and warms) the figures' workers first, so that they
+    are ready when the tables are: figurepool.Workers, then
+    pivot.all_tables."""
+    from gilbench.report.pages import figurepool
+    events = []
+    workers, all_tables = figurepool.Workers.__init__, pivot.all_tables
+
+    def start(self, figures, fits=False):
+        events.append(("workers", figures, fits))
+        workers(self, figures, fits)
+
+    def tables(results):
+        events.append(("tables",))
+        return all_tables(results)
+
+    monkeypatch.setattr(figurepool.Workers, "__init__", start)
+    monkeypatch.setattr(pivot, "all_tables", tables)
+    results = loader.load_results([str(matrix_dir)])
+    page = render.render(results, "html")
+    declared = sum(len(tables) for tables, _ in
+                   pivot.declarations(results).values())
+    # One figure at most per declaration; the matrix has speedups over
+    # threads, with scalability fits.
+    assert events == [("workers", declared, True), ("tables",)]
+    assert page.count("<svg") == len(re.findall(r"data-facets=", page))

@@ -1,25 +1,25 @@
 """The HTML page: the findings first (each answer linked to the table
-that shows it), then every table of the RST report, one figure per table
-declaration, coloured ratio cells, and a table of contents by family.
+that shows it, and shaded by what it means), then every table of the RST
+report, one figure per table declaration, coloured ratio cells, and a
+table of contents by family.
 
 One self-contained file: CSS and SVG inline, and a Content-Security-Policy
 that lets the page load and run nothing, whatever the results hold.  All
 text goes through jinja2's autoescape; only matplotlib's SVG (which
-escapes its own text) is marked safe.
+escapes its own text) and the style sheet its figures share (made of
+matplotlib's style attributes) are marked safe.
 """
 from __future__ import annotations
 
 import math
-import multiprocessing
-import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
 from gilbench.report.data.records import label
+from gilbench.report.kinds.base import is_number
 from gilbench.report.numbers import cells
-from gilbench.report.pages import plots
+from gilbench.report.pages import figurepool, plots, svgtrim
 from gilbench.report.pages.text import one_line
 from gilbench.report.tables import layout, questions
 
@@ -38,19 +38,28 @@ SHADE_LEGEND = ("Ratio, speedup and change cells are shaded by their "
                 "ratio or a compare change red is worse; for a speedup "
                 "it is better).")
 SHADED_KINDS = ("ratio", "speedup")
-# A class per flag, not a tooltip each: a page has thousands of flags,
-# and the legend at its top says what each means.
-FLAG_CLASSES = {cells.NOISY_MARK: "noisy", cells.OVERSUBSCRIBED_MARK: "over",
-                cells.NOT_SIGNIFICANT_MARK: "ns"}
-# Below this many figures, starting worker processes costs more than it
-# saves.
-PARALLEL_FROM = 8
+# What a finding's answer means, as the class of its cell (beside the
+# shades above, which a ratio's or speedup's answer takes as its table's
+# cells do, and the reasons' classes): read from the answer's Cell, never
+# from its wording.
+UNDECIDED = "und"  # its interval cannot tell (Cell.significant is False)
+DECIDED = "dec"  # significant, with no scale to shade (a best-of)
+MEASURED = "val"  # a measurement, not a comparison (a throughput)
+ANSWER_LEGEND = (
+    ("Ratio and speedup answers are shaded as their tables' cells are; "
+     "grey: undecided (the interval reaches 1, the runner-up is within "
+     "reach, or it is too noisy to tell)."),
+    ((UNDECIDED, "undecided"), ("na", "n/a: ...")))
+# Flags colour by a class where they differ from the rest (not
+# significant); a cell's other marks share one element: a page has
+# thousands of flags, and the legend at its top says what each means.
+FLAG_CLASSES = {cells.NOT_SIGNIFICANT_MARK: "ns"}
 
 
 @dataclass
 class HtmlCell:
     text: str
-    flags: list = field(default_factory=list)  # (mark, css class)
+    flags: list = field(default_factory=list)  # (marks, css class)
     css: str = ""
     link: str = ""  # an anchor on the page
 
@@ -101,16 +110,38 @@ def reason_class(text):
     return "na"
 
 
+def flag_groups(flags):
+    """[(marks, css class)]: runs of a cell's flags that share a class."""
+    groups = []
+    for mark in flags:
+        css = FLAG_CLASSES.get(mark, "")
+        if groups and groups[-1][1] == css:
+            groups[-1] = (groups[-1][0] + mark, css)
+        else:
+            groups.append((mark, css))
+    return groups
+
+
 def html_cell(cell, shaded):
     if cell.missing:
         return HtmlCell(one_line(cell.text), css=reason_class(cell.text))
     css = "text" if cell.value is None else ""
-    if shaded and isinstance(cell.value, (int, float)):
+    if shaded and is_number(cell.value):
         css = shade(cell.value)
-    return HtmlCell(one_line(cell.text),
-                    [(mark, FLAG_CLASSES.get(mark, ""))
-                     for mark in cell.flags],
-                    css)
+    return HtmlCell(one_line(cell.text), flag_groups(cell.flags), css)
+
+
+def answer_class(cell, kind):
+    """The class of a finding's answer (a Cell of a ``kind`` cell): what
+    it means -- a reason's class, undecided, a ratio's or speedup's
+    shade by its value, decided, or a measurement."""
+    if cell.missing:
+        return reason_class(cell.text)
+    if cell.significant is False:
+        return UNDECIDED
+    if kind in SHADED_KINDS and is_number(cell.value):
+        return shade(cell.value)
+    return DECIDED if cell.significant else MEASURED
 
 
 def html_rows(rows, shaded):
@@ -149,15 +180,10 @@ def html_block(block, number, drawn=None):
         plot=drawn, svg=Markup(drawn.svg) if drawn else None)
 
 
-def _figure(job):
-    tables, gid, ceiling = job
-    return plots.figure(tables, gid, ceiling)
-
-
-def figures(blocks):
+def figures(blocks, workers=None):
     """One plots.Plot (or None) per block, drawn in worker processes when
-    there are many: matplotlib is single-threaded and each figure takes
-    tens of milliseconds."""
+    there are many (figurepool; ``workers``: a figurepool.Workers started
+    ahead, if any)."""
     ceiling = plots.ceiling_curves([t for block in blocks
                                     for _, t in block.tables])
     jobs = [([t for _, t in block.tables], "d%d-plot" % number, ceiling)
@@ -165,25 +191,31 @@ def figures(blocks):
     wanted = [k for k, (tables, _, _) in enumerate(jobs)
               if plots.facets(tables)]
     drawn = [None] * len(jobs)
-    workers = min(len(os.sched_getaffinity(0)), len(wanted))
-    if len(wanted) < PARALLEL_FROM or workers < 2:
-        for k in wanted:
-            drawn[k] = _figure(jobs[k])
-        return drawn
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        for k, plot in zip(wanted, pool.map(_figure,
-                                            [jobs[k] for k in wanted])):
-            drawn[k] = plot
+    for k, plot in zip(wanted, figurepool.draw([jobs[k] for k in wanted],
+                                               workers)):
+        drawn[k] = plot
     return drawn
 
 
-def sections(tables, plot_tables=True):
+def shared_styles(drawn):
+    """The figures' repeated styles as classes of one style sheet for the
+    page (svgtrim.share_styles): the Plots, their svg changed, and the
+    style sheet."""
+    shown = [plot for plot in drawn if plot is not None]
+    svgs, css = svgtrim.share_styles([plot.svg for plot in shown])
+    for plot, svg in zip(shown, svgs):
+        plot.svg = svg
+    return drawn, css
+
+
+def sections(tables, plot_tables=True, workers=None):
     """Declared tables' blocks grouped by family (in order), then one
-    section of the listings (raw values, CPU, runs)."""
+    section of the listings (raw values, CPU, runs); and the style sheet
+    their figures share."""
     found, listings = {}, []
     blocks = layout.blocks(tables)
-    drawn = figures(blocks) if plot_tables else [None] * len(blocks)
+    drawn, css = (shared_styles(figures(blocks, workers)) if plot_tables
+                  else ([None] * len(blocks), ""))
     for number, (block, plot) in enumerate(zip(blocks, drawn), 1):
         shown = html_block(block, number, plot)
         if block.family is None:
@@ -196,7 +228,7 @@ def sections(tables, plot_tables=True):
     result = list(found.values())
     if listings:
         result.append(Section("f-all", "All benchmarks and runs", listings))
-    return result
+    return result, css
 
 
 def _evidence_anchors(page_sections):
@@ -221,6 +253,9 @@ def findings_table(found, page_sections):
             rows.append(("family", one_line(family)))
         cells_[0].link = anchors.get((one_line(finding.family),
                                       one_line(finding.evidence)), "")
+        kind = finding.declaration["cell"]["kind"]
+        for shown, answer in zip(cells_[1:], finding.answers):
+            shown.css = answer_class(answer, kind)
         rows.append(("finding", cells_))
     return HtmlTable(anchor="findings", title=questions.TITLE,
                      note=one_line(questions.INTRO),
@@ -245,8 +280,10 @@ def docs_links(page_sections, docs_url):
 
 
 def page(environment, title, intro, tables, plot_tables=True, found=None,
-         docs_url=None):
-    page_sections = sections(tables, plot_tables)
+         docs_url=None, workers=None):
+    """The page; ``workers``: a figurepool.Workers started ahead to draw
+    its figures, if any."""
+    page_sections, figure_css = sections(tables, plot_tables, workers)
     docs_links(page_sections, docs_url)
     return environment.get_template("report.html.j2").render(
         title=one_line(title), intro=[one_line(x) for x in intro],
@@ -254,4 +291,6 @@ def page(environment, title, intro, tables, plot_tables=True, found=None,
         sections=page_sections,
         legend=cells.LEGEND, shade_legend=SHADE_LEGEND,
         omitted_heading=layout.OMITTED_HEADING,
-        shades=[(css, text) for css, _, _, text in SHADES])
+        shades=[(css, text) for css, _, _, text in SHADES],
+        answer_legend=ANSWER_LEGEND,
+        figure_css=Markup(figure_css))

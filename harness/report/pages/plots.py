@@ -10,8 +10,13 @@ categorical one (an executor method).  Error bars are the cells' spread;
 a ratio gets the break-even line at 1, a speedup over its rows axis the
 ideal line.
 
-Each series is an SVG group whose id is ``<figure>-f<k>-series-<i>``
-(bars: ``...-series-<i>-<bar>``), so a test can count what was drawn.
+Each series is an SVG group whose id is ``<figure>-f<k>-series-<i>``,
+so a test can count what was drawn: a line's group holds its line, its
+error bars and its points; a bar chart's error bars are one grey line a
+facet (``<figure>-f<k>-errors``).  Every line is an element matplotlib
+draws and svgtrim shrinks, so lines are few: a series' error bars are
+part of its line, matplotlib's settings (``STYLE``) leave out what
+nobody reads (tick marks, a box, white backgrounds).
 """
 from __future__ import annotations
 
@@ -36,6 +41,23 @@ _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
 FIGURE_WIDTH = 8.0  # inches; the page scales the SVG to its width
 TITLE_WIDTH = 36  # characters of a facet title per line (three facets
 # side by side)
+
+
+# matplotlib's settings for every figure.  Text stays text (the page's
+# font); a fixed title height: placing it above the axis's ticks would
+# measure every facet's tick labels again.  Horizontal gridlines only: a
+# vertical one per tick in every facet is as many elements again, for
+# little reading.  Tick labels without tick marks, and two axis lines, not
+# a box: each mark and line is an SVG element, and the gridlines frame the
+# facet.  No white background under the figure or a facet: the page is
+# white.  As settings, not calls on each facet: matplotlib then makes its
+# ticks so, rather than making them and changing every one.
+STYLE = {"svg.fonttype": "none", "font.family": "sans-serif",
+         "font.size": 8, "axes.titley": 1.0, "axes.titlepad": 4,
+         "axes.grid": True, "axes.grid.axis": "y", "grid.color": "0.9",
+         "grid.linewidth": 0.8, "axes.axisbelow": True,
+         "axes.spines.top": False, "axes.spines.right": False,
+         "xtick.bottom": False, "ytick.left": False}
 
 
 @dataclass
@@ -173,10 +195,17 @@ def _wide_range(values):
 def over_counts(facet):
     """Whether the facet is a speedup along its own count axis (threads
     or processes), where the ceiling and the scalability fit apply."""
-    spec = facet.declaration["cell"]
-    return (spec["kind"] == "speedup" and spec.get("scaled")
-            and facet.row_dim == spec["over"]
-            and facet.row_dim in COUNT_AXES and spec["baseline"] == 1)
+    return speedup_over_counts(facet.declaration, facet.row_dim)
+
+
+def speedup_over_counts(declaration, row_dim=None):
+    """Whether a table declaration's figure is a speedup along its own
+    count axis (its rows, or ``row_dim``): one with scalability fits."""
+    spec = declaration["cell"]
+    row_dim = declaration.get("rows") if row_dim is None else row_dim
+    return bool(spec.get("kind") == "speedup" and spec.get("scaled")
+                and row_dim == spec.get("over")
+                and row_dim in COUNT_AXES and spec.get("baseline") == 1)
 
 
 def _ceiling_line(ax, facet, ceiling):
@@ -216,17 +245,25 @@ def _fitted_curves(ax, facet):
                 label="scalability-law fit")
 
 
-def _draw_lines(ax, facet, gid, ceiling=None):
+def _draw_lines(ax, facet, gid, ceiling=None, x_ticks=True):
     _ceiling_line(ax, facet, ceiling)
     _fitted_curves(ax, facet)
     for n, one in enumerate(facet.series):
         xs = [p[0] for p in one.points]
         ys = [p[1] for p in one.points]
         errs = [p[2] or 0.0 for p in one.points]
-        line, = ax.plot(xs, ys, marker="o", markersize=3, linewidth=1.2,
+        # Its error bars follow its points in the same line (one SVG
+        # path), without markers; the markers become one path of dots in
+        # the SVG (svgtrim).
+        line_xs, line_ys = list(xs), list(ys)
+        for x, y, err in zip(xs, ys, errs):
+            if err:
+                line_xs += [math.nan, x, x]
+                line_ys += [math.nan, y - err, y + err]
+        line, = ax.plot(line_xs, line_ys, marker="o", markersize=3,
+                        markevery=list(range(len(xs))), linewidth=1.2,
                         label=_text(one.label), color=one.colour)
         line.set_gid("%s-series-%d" % (gid, n))
-        _error_bars(ax, xs, ys, errs, one.colour, "%s-errors-%d" % (gid, n))
     x_axis = facet.axes.get(facet.row_dim, {})
     xs = facet.row_values
     if x_axis.get("log") and len(xs) > 1:
@@ -234,19 +271,19 @@ def _draw_lines(ax, facet, gid, ceiling=None):
             ax.set_xscale("log")
         else:
             ax.set_xscale("symlog", linthresh=min(x for x in xs if x > 0))
-    ax.set_xticks(xs)
-    ax.set_xticklabels([_text(x) for x in xs])
-    ax.minorticks_off()
+    if x_ticks:  # shared x axes share their ticks: set once
+        ax.set_xticks(xs)
+        ax.set_xticklabels([_text(x) for x in xs])
     _reference(ax, facet)
 
 
-def _error_bars(ax, xs, ys, errs, colour, gid):
-    """One standard deviation around each point, all of a series' bars
-    in one line broken by NaNs: one SVG path, not one per bar."""
-    if not any(errs):
+def _error_bars(ax, points, colour, gid):
+    """One standard deviation around each point (x, y, spread), all the
+    bars in one line broken by NaNs: one SVG path, not one per bar."""
+    if not any(err for _, _, err in points):
         return
     bar_xs, bar_ys = [], []
-    for x, y, err in zip(xs, ys, errs):
+    for x, y, err in points:
         bar_xs += [x, x, math.nan]
         bar_ys += [y - err, y + err, math.nan]
     line, = ax.plot(bar_xs, bar_ys, color=colour, linewidth=0.8)
@@ -277,6 +314,7 @@ def _draw_bars(ax, facet, gid, bottom):
     ax.set_xlim(-0.5, count - 0.5)
     points_per_unit = (ax.get_position().width * FIGURE_WIDTH * 72
                        / count)
+    bars = []
     for n, one in enumerate(series):
         offset = (n - (len(series) - 1) / 2) * width
         xs = [facet.row_values.index(p[0]) + offset for p in one.points]
@@ -290,7 +328,9 @@ def _draw_bars(ax, facet, gid, bottom):
                         linewidth=width * 0.9 * points_per_unit,
                         solid_capstyle="butt", label=_text(one.label))
         line.set_gid("%s-series-%d" % (gid, n))
-        _error_bars(ax, xs, ys, errs, "0.25", "%s-errors-%d" % (gid, n))
+        bars += [(x, y, err) for x, y, err in zip(xs, ys, errs)]
+    # One grey, so every series' error bars are one line.
+    _error_bars(ax, bars, "0.25", "%s-errors" % gid)
     ax.set_xticks(range(count))
     ax.set_xticklabels([_text(v) for v in facet.row_values],
                        rotation=30 if count > 2 else 0,
@@ -375,13 +415,10 @@ def figure(tables, gid, ceiling=None):
     values = [p[1] for facet in drawn for one in facet.series
               for p in one.points]
     log = kind.log_when_wide and _wide_range(values)
-    # A fixed title height: placing it above the axis's ticks would measure
-    # every facet's tick labels again.
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": gid,
-                     "font.family": "sans-serif", "font.size": 8,
-                     "axes.titley": 1.0, "axes.titlepad": 4}):
+    with rc_context(STYLE | {"svg.hashsalt": gid}):
         height = 0.6 + rows * (2.2 if columns > 1 else 2.8)
         fig = Figure(figsize=(FIGURE_WIDTH, height))
+        fig.patch.set_visible(False)  # see STYLE
         axes = fig.subplots(rows, columns, sharey=True,
                             sharex=same_x and lines, squeeze=False)
         # Fixed margins (room for the legend on the right), set before
@@ -399,24 +436,25 @@ def figure(tables, gid, ceiling=None):
             for one in facet.series:
                 one.colour = colours[one.label]
             if lines:
-                _draw_lines(ax, facet, ax.get_gid(), ceiling)
+                # Shared x axes share one tick locator: the last facet
+                # sets it, after every facet has set the (shared) scale.
+                _draw_lines(ax, facet, ax.get_gid(), ceiling,
+                            x_ticks=not same_x or k == len(drawn) - 1)
             else:
                 _draw_bars(ax, facet, ax.get_gid(), bottom)
             ax.set_title("\n".join(_text(line) for line in textwrap.wrap(
                 facet.title, TITLE_WIDTH)), fontsize=7.5)
-            # Horizontal lines only: a vertical one per tick in every
-            # facet is as many elements again, for little reading.
-            ax.grid(True, axis="y", color="0.9", linewidth=0.8)
-            ax.set_axisbelow(True)
+            ax.patch.set_visible(False)
+            # The gridlines lie within the facet by construction: no clip
+            # path each.
+            ax.yaxis.set_tick_params(grid_clip_on=False)
         for k in range(len(drawn), rows * columns):
             axes[k // columns][k % columns].set_visible(False)
         _shared_y(axes[0][0], kind, values, log)
         for row in axes:
             for ax in row:
-                # Labels without tick marks, and no log minor ticks: each
-                # mark is an SVG element, dozens per facet.
+                # No log minor ticks: each is an SVG element.
                 ax.minorticks_off()
-                ax.tick_params(left=False, bottom=False)
         fig.supxlabel(_text(pivot.dimension_label(first.row_dim,
                                                   first.axes)), fontsize=9)
         fig.supylabel(_text(kind.y_label()), fontsize=9)
@@ -428,7 +466,7 @@ def figure(tables, gid, ceiling=None):
                     metadata={"Date": None, "Creator": None,
                               "Format": None, "Type": None})
     svg = svgtrim.trim(_METADATA.sub("", _XML_HEAD.sub(
-        "", buffer.getvalue(), count=1)), prefix=gid + "-s")
+        "", buffer.getvalue(), count=1)))
     series = sum(len(facet.series) for facet in drawn)
     return Plot(svg, series, "lines" if lines else "bars", len(drawn))
 

@@ -60,6 +60,22 @@ def render(results, fmt, docs_url=None, width=WIDTH):
     (0: no limit)."""
     intro = "Rendered from %d result file(s): %s." % (
         len(results), ", ".join(r.interpreter for r in results))
+    if fmt == "html":
+        # Imported here: matplotlib is slow to import.
+        from gilbench.report.pages import figurepool, html, plots
+        declared = [declaration for tables, _ in
+                    pivot.declarations(results).values()
+                    for declaration in tables]
+        # The figures' workers start now, and get ready while the tables
+        # are computed.
+        with figurepool.Workers(
+                len(declared), fits=any(map(plots.speedup_over_counts,
+                                            declared))) as workers:
+            found = questions.findings_table(results,
+                                             pivot.family_order(results))
+            return html.page(environment(), TITLE, [intro],
+                             pivot.all_tables(results), found=found,
+                             docs_url=docs_url, workers=workers)
     found = questions.findings_table(results, pivot.family_order(results))
     return render_tables(pivot.all_tables(results), fmt, TITLE, [intro],
                          found=found, docs_url=docs_url, width=width)

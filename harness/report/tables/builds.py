@@ -221,5 +221,5 @@ def tables(results, families):
                 title=title(relation, point),
                 note="%s%s. %s" % (what[0].upper(), what[1:], NOTE),
                 header=header, rows=rows, family=FAMILY,
-                column_dim=INTERPRETER, shaded=True))
+                column_dim=INTERPRETER))
     return shown
