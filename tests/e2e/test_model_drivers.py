@@ -9,6 +9,8 @@ import pyperf
 import pytest
 from helpers import MINIMAL_PYPERF, run_harness
 
+from gilbench.measure import pinning
+
 MODEL = os.path.join("tests", "fixtures", "model_cases.py")
 SHORT_TIMEOUT = 8
 
@@ -151,10 +153,13 @@ def test_pin_threads_records_each_threads_cpu(tmp_path):
                        "hold_ms=2.0", "--pin-threads", *MINIMAL_PYPERF)
     assert result.code == 0, result
     (bench,) = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
-    cpus = sorted(psutil.Process().cpu_affinity())
+    cpus = pinning.by_core(sorted(psutil.Process().cpu_affinity()))
     expected = ",".join(str(cpus[i % len(cpus)]) for i in range(3))
+    cores = ",".join("%d:%d" % pinning.core_of(cpus[i % len(cpus)])
+                     for i in range(3))
     for run in bench.get_runs():
         assert run.get_metadata()["pinned_cpus"] == expected
+        assert run.get_metadata()["pinned_cores"] == cores
 
 
 def test_run_prints_where_the_time_went(tmp_path):

@@ -620,3 +620,23 @@ def test_figure_workers_start_before_the_tables_are_computed(matrix_dir,
     # threads, with scalability fits.
     assert events == [("workers", declared, True), ("tables",)]
     assert page.count("<svg") == len(re.findall(r"data-facets=", page))
+
+
+def test_a_cells_note_is_a_hover_mark_in_html_and_text_elsewhere():
+    """An extended answer's "(up to N processes)" keeps the HTML column
+    narrow (a + with the note on hover); the text formats and JSON say
+    it after the wording, before the flags."""
+    from gilbench.report.data.records import Cell
+    from gilbench.report.pages import html as page_html
+    from gilbench.report.pages import jsonpage
+    found = Cell("1.25x [1.04-1.51]", 1.25, flags="~",
+                 note="(up to 4 processes)")
+    assert found.display == "1.25x [1.04-1.51] (up to 4 processes) ~"
+    assert jsonpage.cell(found)["text"] == \
+        "1.25x [1.04-1.51] (up to 4 processes)"
+    shown = page_html.html_cell(found, shaded=False)
+    assert shown.text == "1.25x [1.04-1.51]"
+    macro = render.environment().get_template(
+        "cells.html.j2").module.flagged
+    assert str(macro(shown)) == ('1.25x [1.04-1.51] <abbr title="(up to 4 '
+                                 'processes)">+</abbr> <b>~</b>')

@@ -88,13 +88,19 @@ class Cell:
     significant: bool | None = None  # None: no comparison, or untold
     link: str = ""  # HTML: the anchor of the evidence (findings)
     winner: object = None  # a best-of's winning value, else None
+    # A remark after the wording ("(up to 6 processes)"): part of what
+    # the text formats print, a hover mark on the HTML page.
+    note: str = ""
     # The measured Records it was computed from (findings; refine reads
     # them); not part of what the cell says.
     read: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def display(self):
-        return "%s %s" % (self.text, self.flags) if self.flags else self.text
+        """The text, its note and its flags, as the text formats print
+        it."""
+        return " ".join(part for part in (self.text, self.note, self.flags)
+                        if part)
 
 
 def label(text):

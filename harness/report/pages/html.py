@@ -62,6 +62,7 @@ class HtmlCell:
     flags: list = field(default_factory=list)  # (marks, css class)
     css: str = ""
     link: str = ""  # an anchor on the page
+    note: str = ""  # a remark shown on hover, behind a mark
 
 
 @dataclass
@@ -128,7 +129,8 @@ def html_cell(cell, shaded):
     css = "text" if cell.value is None else ""
     if shaded and is_number(cell.value):
         css = shade(cell.value)
-    return HtmlCell(one_line(cell.text), flag_groups(cell.flags), css)
+    return HtmlCell(one_line(cell.text), flag_groups(cell.flags), css,
+                    note=one_line(cell.note))
 
 
 def answer_class(cell, kind):

@@ -25,7 +25,7 @@ def _number(number):
 def cell(found):
     """One Cell: what it says and the numbers behind it."""
     return {
-        "text": found.text,
+        "text": " ".join(part for part in (found.text, found.note) if part),
         "value": _number(found.value),
         "interval": (None if found.interval is None
                      else [_number(bound) for bound in found.interval]),

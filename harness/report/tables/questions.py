@@ -20,8 +20,9 @@ from gilbench.report.tables import builds, pivot
 TITLE = "Findings"
 INTRO = ("Each family's questions, answered per interpreter from the "
          "tables below. %s ? marks an answer that is not significant; "
-         "(up to N processes): an answer whose benchmarks got more "
-         "worker processes than the run gave them (gilbench refine)."
+         "(up to N processes), a + to hover over on the HTML page: an "
+         "answer whose benchmarks got more worker processes than the "
+         "run gave them (gilbench refine)."
          % intervals.NOTE)
 
 
@@ -172,5 +173,4 @@ def _with_processes(found):
                                 for r in found.read):
         return found
     most = max(processes(r) for r in found.read)
-    return replace(found, text="%s (up to %d processes)" % (found.text,
-                                                            most))
+    return replace(found, note="(up to %d processes)" % most)
