@@ -114,7 +114,8 @@ def test_only_the_gilbench_import_name_is_installed(installed):
     assert "gilbench/templates/report.html.j2" in files
 
 
-FAMILIES = {"ceiling", "gil", "lock", "grwl", "executor", "service"}
+FAMILIES = {"ceiling", "gil", "pyops", "lock", "grwl", "executor",
+            "service"}
 
 
 def test_dependencies_come_from_the_requirements_files(installed):
