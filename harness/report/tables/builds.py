@@ -28,7 +28,8 @@ NOT_FREE = "n/a: not a free-threaded build"
 # Two runs of one interpreter move a family's benchmarks together (they
 # are measured in one stretch of time): each file's family draws a shift
 # of this standard deviation in log terms on top of its benchmarks' own
-# draws, per point (docs/reading.rst gives the A/A figures behind them).
+# draws, per point (docs/free-threaded.rst gives the A/A figures behind
+# them; bench/build_coverage.py measures them).
 FAMILY_DRIFT = {builds.ONE: 0.04, builds.USABLE: 0.08}
 NOTE = ("A family's cell: the geometric mean over the benchmarks both files "
         "measured with a threads axis (matched by their dimensions), with "
