@@ -4,6 +4,7 @@ gilbench.report.pages.textlayout, or as JSON (pages.jsonpage): the only
 place where structured cells become (escaped) text."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 
@@ -60,37 +61,38 @@ def render(results, fmt, docs_url=None, width=WIDTH):
     (0: no limit)."""
     intro = "Rendered from %d result file(s): %s." % (
         len(results), ", ".join(r.interpreter for r in results))
-    if fmt == "html":
-        # Imported here: matplotlib is slow to import.
-        from gilbench.report.pages import figurepool, html, plots
-        declared = [declaration for tables, _ in
-                    pivot.declarations(results).values()
-                    for declaration in tables]
-        # The figures' workers start now, and get ready while the tables
-        # are computed.
-        with figurepool.Workers(
-                len(declared), fits=any(map(plots.speedup_over_counts,
-                                            declared))) as workers:
-            found = questions.findings_table(results,
-                                             pivot.family_order(results))
-            return html.page(environment(), TITLE, [intro],
-                             pivot.all_tables(results), found=found,
-                             docs_url=docs_url, workers=workers)
-    found = questions.findings_table(results, pivot.family_order(results))
-    return render_tables(pivot.all_tables(results), fmt, TITLE, [intro],
-                         found=found, docs_url=docs_url, width=width)
+    with _figure_workers(results, fmt) as workers:
+        found = questions.findings_table(results, pivot.family_order(results))
+        return render_tables(pivot.all_tables(results), fmt, TITLE,
+                             [intro], found=found, docs_url=docs_url,
+                             width=width, workers=workers)
+
+
+def _figure_workers(results, fmt):
+    """For the HTML page, its figures' workers, started now so that they
+    get ready while the tables are computed; else nothing to start."""
+    if fmt != "html":
+        return contextlib.nullcontext()
+    # Imported here: matplotlib is slow to import.
+    from gilbench.report.pages import figurepool, plots
+    declared = [declaration for tables, _ in
+                pivot.declarations(results).values()
+                for declaration in tables]
+    return figurepool.Workers(len(declared), fits=any(
+        map(plots.speedup_over_counts, declared)))
 
 
 def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
-                  found=None, docs_url=None, width=WIDTH):
+                  found=None, docs_url=None, width=WIDTH, workers=None):
     """records.Tables as a page, opening with the findings (a
     questions.FindingsTable) when there are any: RST, Markdown, HTML
-    with figures, or JSON."""
+    with figures (drawn by ``workers``, a figurepool.Workers started
+    ahead, if any), or JSON."""
     if fmt == "html":
         # Imported here: matplotlib is slow to import.
         from gilbench.report.pages import html
         return html.page(environment(), title, intro, tables, found=found,
-                         docs_url=docs_url)
+                         docs_url=docs_url, workers=workers)
     if fmt == "json":
         return jsonpage.render(tables, title, intro, legend, found)
     escape = _ESCAPE[fmt]
