@@ -24,9 +24,12 @@ class Best(Judged):
         values = [v for v in lookup.values(dims, over)
                   if not among or v in among]
         found, reasons = [], []
+        efficiency = (Efficiency({"cell": self.spec["of"], "note": ""},
+                                 self.axes, self.ceiling)
+                      if self.spec["of"]["kind"] == "efficiency" else None)
         for value in values:
-            if self.spec["of"]["kind"] == "efficiency":
-                metric = self._efficiency(lookup, {**dims, over: value})
+            if efficiency is not None:
+                metric = _ranked(efficiency, lookup, {**dims, over: value})
                 if isinstance(metric, Cell):
                     reasons.append(metric.text)
                 else:
@@ -42,17 +45,6 @@ class Best(Judged):
                 continue
             found.append((value, record) + metric)
         return found, reasons or [NOT_RUN]
-
-    def _efficiency(self, lookup, dims):
-        """(record, efficiency, its draws or None), or a Cell saying why
-        there is none."""
-        kind = Efficiency({"cell": self.spec["of"], "note": ""}, self.axes,
-                          self.ceiling)
-        found = kind.drawn(lookup, dims)
-        if isinstance(found, Cell):
-            return found
-        value, draws, _, _, records = found
-        return records[0], value, draws
 
     def _metric(self, record):
         """(number, its resamples or None) of the ``of`` cell."""
@@ -134,3 +126,13 @@ class Best(Judged):
 
     def y_label(self):
         return self.spec["over"]  # a best-of names a winner: never drawn
+
+
+def _ranked(efficiency, lookup, dims):
+    """(record, efficiency, its draws or None) of an Efficiency kind at
+    ``dims``, or a Cell saying why there is none."""
+    found = efficiency.drawn(lookup, dims)
+    if isinstance(found, Cell):
+        return found
+    value, draws, _, _, records = found
+    return records[0], value, draws
