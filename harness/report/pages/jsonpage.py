@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import math
 
+from gilbench.report.numbers.cells import spaced
+
 SCHEMA = "gilbench-report"
 VERSION = 1
 
@@ -25,7 +27,7 @@ def _number(number):
 def cell(found):
     """One Cell: what it says and the numbers behind it."""
     return {
-        "text": " ".join(part for part in (found.text, found.note) if part),
+        "text": spaced(found.text, found.note),
         "value": _number(found.value),
         "interval": (None if found.interval is None
                      else [_number(bound) for bound in found.interval]),
