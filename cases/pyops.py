@@ -231,6 +231,7 @@ MAKERS = {
     "list_append": lambda: [1] * 100,
     "attribute": Holder,
     "counter": itertools.count,
+    "thread_local": threading.local,  # one for all: a value per thread
 }
 
 
@@ -241,7 +242,7 @@ def preparing(operation, variant):
 
     def prepare(params):
         count = params["threads"]
-        shared = threading.local() if name == "thread_local" else make()
+        shared = make()
         objects = []
         for index in range(count):
             key = "thread-%d" % index
