@@ -68,12 +68,15 @@ def core_of(cpu, root=TOPOLOGY):
     return tuple(found)
 
 
-def by_core(cpus, root=TOPOLOGY):
+def by_core(cpus, root=TOPOLOGY, cores=None):
     """``cpus`` reordered so that the first of them are on distinct
     physical cores (one SMT sibling each, package by package, as
     ftscalingbench chooses), the other siblings after; unknown
-    topologies keep their order."""
-    cores = [core_of(cpu, root) for cpu in cpus]
+    topologies keep their order.  ``cores``: {cpu: core_of(cpu)} when
+    already read."""
+    if cores is None:
+        cores = {cpu: core_of(cpu, root) for cpu in cpus}
+    cores = [cores[cpu] for cpu in cpus]
     if None in cores:
         return list(cpus)
     firsts, rest, seen = [], [], set()
@@ -93,8 +96,8 @@ class Pinning(object):
         if not sys.platform.startswith("linux"):
             raise Unavailable("--pin-threads needs Linux (per-thread "
                               "affinity), not %s" % sys.platform)
-        self.root = root
-        self.cpus = by_core(cpus, root)
+        self.core = {cpu: core_of(cpu, root) for cpu in cpus}
+        self.cpus = by_core(cpus, cores=self.core)
 
     def cpu_for(self, index):
         return self.cpus[index % len(self.cpus)]
@@ -117,5 +120,5 @@ class Pinning(object):
     def cores(self, count):
         """``pinned_cores`` metadata: the (package:core) of each thread's
         CPU, "?" where the topology is not told."""
-        found = [core_of(self.cpu_for(i), self.root) for i in range(count)]
+        found = [self.core[self.cpu_for(i)] for i in range(count)]
         return ",".join("%d:%d" % core if core else "?" for core in found)
