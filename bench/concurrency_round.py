@@ -40,9 +40,13 @@ def interrupt(output, log_path, rng, wall):
 
 
 def said(log_path):
-    """The lines a run printed (its log's first line is its command)."""
+    """The lines the log's last run printed: runs append to a log, each
+    after a line with its command (an interrupted run shares the first
+    run's log)."""
     with open(log_path) as log:
-        return log.read().splitlines()[1:]
+        lines = log.read().splitlines()
+    last = max(i for i, line in enumerate(lines) if line.startswith("$ "))
+    return lines[last + 1:]
 
 
 def judge(process, other, log_path):
