@@ -4,9 +4,10 @@ pyperf calibrates in a worker of its own: an interpreter start and
 imports, the doubling loop counts, then a warmup and every value again at
 the final count, all thrown away.  Here the master, which has already
 imported the case, forks; the fork sets the case up, doubles the loop
-count as pyperf does (1, 2, 4, ... until one call lasts ``--min-time``),
-tears down and exits, so whatever the case started dies with it.  The
-workers then get ``--loops``, and the doubling is kept in the result file
+count as pyperf does (1, 2, 4, ... until one call lasts ``--min-time``;
+a call that jumped far beyond the doubling is timed once more), tears
+down and exits, so whatever the case started dies with it.  The workers
+then get ``--loops``, and the doubling is kept in the result file
 as pyperf keeps its own: a calibration run holding only warmups.
 
 Worker side: Python 2.7 compatible.  POSIX only (os.fork); elsewhere
@@ -24,6 +25,10 @@ from gilbench.measure import forking, record
 from gilbench.model.casehelpers import perf_counter
 
 MAX_LOOPS = 2 ** 32  # pyperf's own bound
+# Doubling the loops about doubles a call's time; a call several times
+# the previous one's was likely stalled (preempted on a busy machine), and
+# taken as it is, it would leave every value short of --min-time.
+STALL_JUMP = 3.0
 
 
 def wanted(args):
@@ -66,15 +71,27 @@ def _child(time_function, min_time, writable):
 
 
 def _double(time_function, min_time):
-    """(loops, [(loops, seconds per loop), ...]): pyperf's doubling."""
-    loops, warmups = 1, []
+    """(loops, [(loops, seconds per loop), ...]): pyperf's doubling, but a
+    call that reaches ``min_time`` at over STALL_JUMP times the previous
+    call's time is timed once more, and the doubling goes on if that one
+    falls short."""
+    loops, warmups, previous = 1, [], None
     while True:
-        raw = time_function(loops)
-        warmups.append((loops, raw / loops))
+        raw = _timed(time_function, loops, warmups)
+        if (raw >= min_time and previous is not None
+                and raw > STALL_JUMP * previous):
+            raw = _timed(time_function, loops, warmups)
         if raw >= min_time:
             return loops, warmups
         if loops * 2 > MAX_LOOPS:
             raise RuntimeError("failed to calibrate the number of loops: "
                                "%d loops still take under %g s"
                                % (loops, min_time))
+        previous = raw
         loops *= 2
+
+
+def _timed(time_function, loops, warmups):
+    raw = time_function(loops)
+    warmups.append((loops, raw / loops))
+    return raw

@@ -20,12 +20,12 @@ AGAIN = "again."  # the second measurement's work files
 
 
 def busiest_share(path):
-    """The largest ``foreign_cpu`` among a pyperf file's measured runs
-    (0.0 where none recorded one)."""
+    """The largest ``foreign_cpu`` among a pyperf file's measured runs, or
+    None where none could tell one (values too short for the ticks)."""
     bench = pyperf.Benchmark.load(path)
-    shares = [run.get_metadata().get("foreign_cpu", 0.0)
-              for run in bench.get_runs() if run.values]
-    return max(shares or [0.0])
+    shares = [run.get_metadata()["foreign_cpu"] for run in bench.get_runs()
+              if run.values and "foreign_cpu" in run.get_metadata()]
+    return max(shares) if shares else None
 
 
 def busy_entries(book, done):
@@ -34,7 +34,7 @@ def busy_entries(book, done):
     for index, entry in done.items():
         if entry["reason"] is None:
             share = busiest_share(book.pyperf_path(entry))
-            if share > BUSY_SHARE:
+            if share is not None and share > BUSY_SHARE:
                 found[index] = share
     return found
 
@@ -53,7 +53,8 @@ def remeasure(benchmarks, args, pyperf_options, book, done):
                                echo=not args.quiet, attempt=AGAIN)
         if reason is not None:
             continue
-        again = book.work_file(index, AGAIN + "pyperf.json")
-        if busiest_share(again) < busy[index]:
+        # A measurement whose share is unknown is not known to be quieter.
+        share = busiest_share(book.work_file(index, AGAIN + "pyperf.json"))
+        if share is not None and share < busy[index]:
             done[index] = book.commit(index, bench.name, None,
                                       attempt=AGAIN)

@@ -50,7 +50,7 @@ def test_a_cpu_hog_beside_a_run_is_recorded_and_flagged(tmp_path):
         made = run_harness("run", "-o", output, "--module", CASES,
                            "--case", "workerstart.identify.*", "--threads",
                            "1", "-p", "2", "-n", "3", "-w", "0",
-                           "--min-time", "0.05")
+                           "--min-time", "0.1")
     finally:
         for hog in hogs:
             hog.kill()

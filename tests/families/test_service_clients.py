@@ -123,19 +123,21 @@ def test_native_client_gets_every_id_once_in_order_per_flow(drive,
 @pytest.mark.parametrize("drive", wrappers())
 def test_native_client_counts_lost_replies_and_skips_late_ones(
         drive, server_factory):
-    # A 150 ms timeout: an answered request is never taken for lost on a
-    # busy machine (50 ms was, under the full suite); late replies come
-    # well after it.
+    # Late replies come well after the 150 ms timeout.  On a busy machine
+    # an answer can also come after it (the server is a Python thread):
+    # then it is lost as well, and its reply skipped like a late one.
     server = server_factory(hold=5, late=0.6)
     socks = flows(server.port)
     started = time.time()
     per_flow, lost, status = drive([s.fileno() for s in socks], 200, 2, 1,
                                    150, 1000)
     assert status == 0
-    assert lost == server.held == 40
+    assert server.held == 40
     every = [i for ids in per_flow for i in ids]
-    assert len(every) == 160 and not [i for i in every if i & LATE_BIT]
-    assert sorted(every) == sorted(server.sent)
+    assert len(every) + lost == 200
+    assert server.held <= lost <= server.held + 10, lost
+    assert not [i for i in every if i & LATE_BIT]
+    assert set(every) <= set(server.sent) and len(set(every)) == len(every)
     assert time.time() - started < 30
 
 

@@ -1,0 +1,52 @@
+"""The master's loop calibration doubles the count as pyperf does, but a
+call stalled past ``--min-time`` (the process preempted on a busy
+machine) is timed once more instead of fixing a count whose every value
+would fall short."""
+import pytest
+
+from gilbench.measure import loopcalibration
+
+
+class FakeWork:
+    """A millisecond a loop, plus ``stalls[loops]`` seconds on the first
+    call at that count."""
+
+    def __init__(self, stalls=None):
+        self.stalls = dict(stalls or {})
+        self.calls = []
+
+    def __call__(self, loops):
+        self.calls.append(loops)
+        return loops * 0.001 + self.stalls.pop(loops, 0.0)
+
+
+def test_a_quiet_doubling_stops_at_the_first_call_reaching_min_time():
+    work = FakeWork()
+    loops, warmups = loopcalibration._double(work, 0.05)
+    assert loops == 64
+    assert work.calls == [2 ** i for i in range(7)]
+    assert [count for count, _ in warmups] == work.calls
+
+
+def test_a_stalled_call_is_timed_again_and_the_doubling_goes_on():
+    work = FakeWork(stalls={16: 0.2})  # 0.216 s where 0.016 was due
+    loops, warmups = loopcalibration._double(work, 0.05)
+    assert loops == 64
+    assert work.calls == [1, 2, 4, 8, 16, 16, 32, 64]
+    assert warmups[4] == (16, pytest.approx(0.216 / 16))
+
+
+def test_a_slow_call_that_holds_on_a_second_timing_is_taken():
+    # A jump at the last step that a second call confirms (work that grows
+    # faster than its loops, say) ends the doubling there.
+    work = FakeWork()
+    work_at = {1: 0.001, 2: 0.002, 4: 0.1}
+    loops, _ = loopcalibration._double(lambda n: work(n) and work_at[n],
+                                       0.05)
+    assert loops == 4 and work.calls == [1, 2, 4, 4]
+
+
+def test_a_first_call_past_min_time_is_taken_at_once():
+    work = FakeWork(stalls={1: 0.2})
+    assert loopcalibration._double(work, 0.05)[0] == 1
+    assert work.calls == [1]
