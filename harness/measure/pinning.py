@@ -1,5 +1,7 @@
 """``--pin-threads``: thread (or process) i runs on usable CPU i mod ncpus,
-the CPUs ordered so that distinct physical cores come first.
+the CPUs ordered so that distinct physical cores come first.  A run pins
+by default where the usable CPUs include SMT siblings
+(:func:`pin_by_default`; ``--no-pin-threads`` opts out).
 
 Pinning is done by each thread or process itself, before it parks at the
 start gate, so it is set-up, not measured.  On Linux a thread is pinned
@@ -84,6 +86,17 @@ def by_core(cpus, root=TOPOLOGY, cores=None):
         (rest if core in seen else firsts).append(cpu)
         seen.add(core)
     return firsts + rest
+
+
+def pin_by_default(cpus, root=TOPOLOGY):
+    """Whether a run pins when not told: on Linux, where two of ``cpus``
+    are SMT siblings (share a physical core), so that N threads get N
+    cores as far as there are, not whichever siblings the OS picks."""
+    if not sys.platform.startswith("linux"):
+        return False
+    told = [core for core in (core_of(cpu, root) for cpu in cpus)
+            if core is not None]
+    return len(set(told)) < len(told)
 
 
 class Pinning(object):

@@ -33,9 +33,17 @@ def add_run_options(parser, output_help):
                         default=600.0,
                         help="kill a benchmark that runs longer "
                         "(default: %(default)s)")
-    parser.add_argument("--pin-threads", action="store_true",
-                        help="pin thread (or process) i to usable CPU "
-                        "i mod ncpus")
+    placement = parser.add_mutually_exclusive_group()
+    placement.add_argument("--pin-threads", dest="pin_threads",
+                           action="store_true", default=None,
+                           help="pin thread (or process) i to usable CPU "
+                           "i mod ncpus, distinct physical cores first "
+                           "(default where the usable CPUs include SMT "
+                           "siblings)")
+    placement.add_argument("--no-pin-threads", dest="pin_threads",
+                           action="store_false",
+                           help="leave threads and processes where the OS "
+                           "puts them (default without SMT siblings)")
     parser.add_argument("--fresh-workers", action="store_true",
                         help="start each pyperf worker as a fresh "
                         "interpreter (its own hash seed and address "
@@ -62,10 +70,15 @@ def add_run_options(parser, output_help):
 
 
 def check_run_options(args):
-    """One line for a setting no run can use."""
+    """One line for a setting no run can use; then the pinning settled
+    where the user left it to the machine."""
     if not args.timeout > 0:  # also refuses NaN
         raise UsageError("--timeout must be positive")
     if args.memory_limit < 0:
         raise UsageError("--memory-limit must be 0 (none) or positive")
     if args.resume and args.restart:
         raise UsageError("--resume and --restart exclude each other")
+    if args.pin_threads is None:
+        # Here, not at the top: psutil and the registry only for a run.
+        from gilbench.measure import metrics, pinning
+        args.pin_threads = pinning.pin_by_default(metrics.cpu_affinity())

@@ -50,3 +50,31 @@ def test_pinning_describes_cpus_and_cores(tmp_path):
     pin = pinning.Pinning([0, 1, 2, 3], root)
     assert pin.describe(3) == "0,2,1"
     assert pin.cores(3) == "0:0,0:1,0:0"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"),
+                    reason="pinning is Linux only")
+def test_a_run_pins_by_default_only_where_cpus_share_a_core(tmp_path):
+    assert pinning.pin_by_default([0, 1, 2, 3], topology(tmp_path, SMT))
+    # Only cpu0 and cpu1 usable: distinct cores, nothing to choose.
+    assert not pinning.pin_by_default([0, 1], str(tmp_path))
+    distinct = topology(tmp_path / "b", {0: (0, 0), 1: (0, 1)})
+    assert not pinning.pin_by_default([0, 1], distinct)
+    two_packages = topology(tmp_path / "c", {0: (0, 0), 1: (1, 0)})
+    assert not pinning.pin_by_default([0, 1], two_packages)
+    assert not pinning.pin_by_default([0, 1], str(tmp_path / "none"))
+
+
+def test_the_run_options_settle_pinning_from_the_topology(monkeypatch):
+    from gilbench.runner import cli, runoptions
+    for siblings in (True, False):
+        monkeypatch.setattr(pinning, "pin_by_default",
+                            lambda cpus: siblings)
+        args, _ = cli.run_parser().parse_known_args([])
+        runoptions.check_run_options(args)
+        assert args.pin_threads is siblings
+        for flag, pinned in (("--pin-threads", True),
+                             ("--no-pin-threads", False)):
+            args, _ = cli.run_parser().parse_known_args([flag])
+            runoptions.check_run_options(args)
+            assert args.pin_threads is pinned
