@@ -78,3 +78,11 @@ def test_the_run_options_settle_pinning_from_the_topology(monkeypatch):
             args, _ = cli.run_parser().parse_known_args([flag])
             runoptions.check_run_options(args)
             assert args.pin_threads is pinned
+
+
+def test_pinning_and_not_pinning_at_once_is_bad_input():
+    from gilbench.errors import UsageError
+    from gilbench.runner import cli
+    with pytest.raises(UsageError, match="--no-pin-threads: not allowed"):
+        cli.run_parser().parse_known_args(["--pin-threads",
+                                           "--no-pin-threads"])
