@@ -59,8 +59,9 @@ def logged(record):
 
 
 def pairs(paths, by_family=False):
-    """(interpreter, class, log change, excess variance, inside) for every
-    benchmark of every same-interpreter pair of files."""
+    """(interpreter, class, log change, excess variance, how many of the
+    two runs' intervals hold the other's mean) for every benchmark of
+    every same-interpreter pair of files."""
     from gilbench.report.numbers import intervals
     loaded = [records_by_name(path) for path in paths]
     found = []
@@ -76,30 +77,29 @@ def pairs(paths, by_family=False):
             group = load_class(share)
             if by_family:
                 group = "%s %s" % (first.dims.get("family"), group)
+            held = 0
             for one, other in ((first, second), (second, first)):
-                low, high = intervals.bounds(
-                    intervals.SHARED.means(one))
-                found.append((name_a, group, change,
-                              change ** 2 - processes,
-                              low <= other.mean <= high))
+                low, high = intervals.bounds(intervals.SHARED.means(one))
+                held += low <= other.mean <= high
+            found.append((name_a, group, change, change ** 2 - processes,
+                          held))
     return found
 
 
 def summarise(found):
     rows = []
     keys = sorted(set((row[0], row[1]) for row in found))
-    for interpreter, load_class in keys:
-        picked = [row for row in found
-                  if (row[0], row[1]) == (interpreter, load_class)]
-        changes = numpy.array([row[2] for row in picked[::2]])
-        excess = numpy.array([row[3] for row in picked[::2]])
+    for interpreter, group in keys:
+        picked = [row for row in found if row[:2] == (interpreter, group)]
+        changes = numpy.array([row[2] for row in picked])
+        excess = numpy.array([row[3] for row in picked])
         rows.append({
-            "interpreter": interpreter, "load": load_class,
+            "interpreter": interpreter, "load": group,
             "benchmarks": len(changes),
             "median_change": float(numpy.median(numpy.abs(changes))),
             "rms_change": float(numpy.sqrt(numpy.mean(changes ** 2))),
             "drift": float(numpy.sqrt(max(0.0, excess.mean() / 2.0))),
-            "inside": float(numpy.mean([row[4] for row in picked]))})
+            "inside": sum(row[4] for row in picked) / (2.0 * len(picked))})
     return rows
 
 
