@@ -7,7 +7,10 @@
 #     python2.7 ... python3.14, pypy3, python3.13t and python3.14t by name;
 #   - a free-threaded CPython 3.13 built from Debian's source package
 #     (tools/build_free_threaded.sh) when none is present and we may
-#     install; built once, then found and reused.
+#     install; built once, then found and reused;
+#   - CPython 3.14 and 3.15 from Debian unstable's binary packages,
+#     relocated under $PYENV_ROOT/versions (tools/provide_debian_python.sh),
+#     when no python3.14 / python3.15 is found on PATH or under pyenv.
 set -euo pipefail
 
 GILBENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -102,16 +105,23 @@ free_threaded_links() {
 }
 
 report_interpreters() {
-    local name exe
+    local name exe version
     for name in python2.7 python3.8 python3.9 pypy3 python3.10 python3.11 \
-                python3.12 python3.13 python3.13t python3.14 python3.14t; do
+                python3.12 python3.13 python3.13t python3.14 python3.14t \
+                python3.15 python3.15t; do
         if exe=$(PATH="$GILBENCH_PATH" command -v "$name"); then
             case "$exe" in  # name the build, not bootstrap's link to it
                 */free-threaded-bin/*) exe=$(readlink -f "$exe") ;;
             esac
             say "found $name: $exe"
         else
-            say "missing $name: its tox env will be reported as SKIP"
+            case "$name" in
+                python3.1[4-9]t) version=${name#python}; version=${version%t}
+                    say "missing $name: its tox envs will be reported as" \
+                        "SKIP; add one with: bash tools/build_free_threaded.sh" \
+                        "--source Python-$version.N.tar.xz (or pyenv install ${version}t)" ;;
+                *) say "missing $name: its tox env will be reported as SKIP" ;;
+            esac
         fi
     done
 }
@@ -139,10 +149,35 @@ provide_free_threaded() {
     GILBENCH_PATH=$(interpreter_path)
 }
 
+# The versions Debian unstable serves as binaries only: one found on PATH
+# or under pyenv (pyenv install, uv python install) is used as it is;
+# otherwise the script provides (or, once present, checks) its own copy.
+# GILBENCH_PROVIDE_DEBIAN=0 opts out.
+provide_debian_pythons() {
+    local version exe
+    for version in 3.14 3.15; do
+        if exe=$(PATH="$GILBENCH_PATH" command -v "python$version") &&
+                [ "${exe%-debian/bin/python$version}" = "$exe" ]; then
+            continue
+        fi
+        if [ "${GILBENCH_PROVIDE_DEBIAN:-1}" = 0 ]; then
+            say "python$version skipped: GILBENCH_PROVIDE_DEBIAN=0;" \
+                "add one with: pyenv install $version"
+            continue
+        fi
+        install_debian "patchelf (to relocate Debian's python$version)" patchelf
+        # It prints its own line: what it provided, or why it skipped.
+        bash "$GILBENCH_ROOT/tools/provide_debian_python.sh" "$version" \
+            "$PYENV_ROOT/versions" || true
+    done
+    GILBENCH_PATH=$(interpreter_path)
+}
+
 install_pypy
 make_tools_venv
 GILBENCH_PATH=$(interpreter_path)
 provide_free_threaded
+provide_debian_pythons
 export GILBENCH_PATH
 report_interpreters
 
