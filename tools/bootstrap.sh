@@ -8,9 +8,10 @@
 #   - a free-threaded CPython 3.13 built from Debian's source package
 #     (tools/build_free_threaded.sh) when none is present and we may
 #     install; built once, then found and reused;
-#   - CPython 3.14 and 3.15 from Debian unstable's binary packages,
-#     relocated under $PYENV_ROOT/versions (tools/provide_debian_python.sh),
-#     when no python3.14 / python3.15 is found on PATH or under pyenv.
+#   - CPython 3.14 and 3.15 and PyPy 3.11 from Debian unstable's binary
+#     packages, relocated under $PYENV_ROOT/versions
+#     (tools/provide_debian_python.sh), when no python3.14 / python3.15 /
+#     pypy3.11 is found on PATH or under pyenv.
 set -euo pipefail
 
 GILBENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -107,8 +108,8 @@ free_threaded_links() {
 report_interpreters() {
     local name exe version
     for name in python2.7 python3.8 python3.9 pypy3 python3.10 python3.11 \
-                python3.12 python3.13 python3.13t python3.14 python3.14t \
-                python3.15 python3.15t; do
+                pypy3.11 python3.12 python3.13 python3.13t python3.14 \
+                python3.14t python3.15 python3.15t; do
         if exe=$(PATH="$GILBENCH_PATH" command -v "$name"); then
             case "$exe" in  # name the build, not bootstrap's link to it
                 */free-threaded-bin/*) exe=$(readlink -f "$exe") ;;
@@ -149,25 +150,27 @@ provide_free_threaded() {
     GILBENCH_PATH=$(interpreter_path)
 }
 
-# The versions Debian unstable serves as binaries only: one found on PATH
-# or under pyenv (pyenv install, uv python install) is used as it is;
-# otherwise the script provides (or, once present, checks) its own copy.
-# GILBENCH_PROVIDE_DEBIAN=0 opts out.
+# What Debian unstable serves as binaries only (CPython 3.14, 3.15 and
+# PyPy 3.11): one found on PATH or under pyenv (pyenv install, uv python
+# install) is used as it is; otherwise the script provides (or, once
+# present, checks) its own copy.  GILBENCH_PROVIDE_DEBIAN=0 opts out.
 provide_debian_pythons() {
-    local version exe
-    for version in 3.14 3.15; do
-        if exe=$(PATH="$GILBENCH_PATH" command -v "python$version") &&
-                [ "${exe%-debian/bin/python$version}" = "$exe" ]; then
+    local wanted name exe
+    for wanted in 3.14 3.15 pypy3; do
+        name=python$wanted
+        [ "$wanted" = pypy3 ] && name=pypy3.11
+        if exe=$(PATH="$GILBENCH_PATH" command -v "$name") &&
+                [ "${exe%-debian/bin/$name}" = "$exe" ]; then
             continue
         fi
         if [ "${GILBENCH_PROVIDE_DEBIAN:-1}" = 0 ]; then
-            say "python$version skipped: GILBENCH_PROVIDE_DEBIAN=0;" \
-                "add one with: pyenv install $version"
+            say "$name skipped: GILBENCH_PROVIDE_DEBIAN=0;" \
+                "add one with: pyenv install ${name#python}"
             continue
         fi
-        install_debian "patchelf (to relocate Debian's python$version)" patchelf
+        install_debian "patchelf (to relocate Debian's $name)" patchelf
         # It prints its own line: what it provided, or why it skipped.
-        bash "$GILBENCH_ROOT/tools/provide_debian_python.sh" "$version" \
+        bash "$GILBENCH_ROOT/tools/provide_debian_python.sh" "$wanted" \
             "$PYENV_ROOT/versions" || true
     done
     GILBENCH_PATH=$(interpreter_path)

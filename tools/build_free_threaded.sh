@@ -106,6 +106,19 @@ write_origin() {
         > "$1/gilbench-origin.json"
 }
 
+# A build this script made before it wrote origins: configured exactly as
+# build() configures.
+label_earlier_build() {
+    local prefix=$1 args
+    [ -e "$prefix/gilbench-origin.json" ] && return 0
+    args=$("$prefix"/bin/python3.1[3-9]t -c 'import sysconfig
+print(sysconfig.get_config_var("CONFIG_ARGS"))' 2>/dev/null) || return 0
+    if [ "$args" = "'--disable-gil' '--prefix=$prefix' '--with-ensurepip=install'" ]; then
+        ORIGIN="Debian's python3.13 source package ($(basename "${prefix%t}")), without PGO"
+        write_origin "$prefix"
+    fi
+}
+
 # The unpacked tree of $1 (a tarball or a tree), under $WORK/src.
 unpack() {
     if [ -d "$1" ]; then
@@ -137,6 +150,7 @@ locked() {
 from_debian() {
     local found start tarball tree version
     if found=$(existing) && [ -n "$found" ]; then
+        label_earlier_build "$(dirname "$(dirname "$found")")"
         say "free-threaded CPython present: $found (nothing built)"
         return 0
     fi

@@ -9,7 +9,7 @@ start=$(date +%s)
 status=0
 # py313t-gil is py313t's binary with PYTHON_GIL=1 (so are 3.14t's and
 # 3.15t's twins); an interpreter not found is SKIP.
-tox_run -e py27,py38,py39,pypy3,py310,py311,py312,py313,py313t,py313t-gil,py314,py314t,py314t-gil,py315,py315t,py315t-gil \
+tox_run -e py27,py38,py39,pypy3,py310,py311,pypy311,py312,py313,py313t,py313t-gil,py314,py314t,py314t-gil,py315,py315t,py315t-gil \
     -- "$@" || status=$?
 tox_run -e report || status=$?
 say "matrix took $(( $(date +%s) - start )) s; see results/report.rst"

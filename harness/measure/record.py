@@ -29,7 +29,8 @@ RESERVED = frozenset([
     "recalibrate_warmups", "date", "hostname",
     "cpu_utilisation", "cpus_usable", "cpu_affinity_effective", "python_gil",
     "py_gil_disabled_build", "worker_start", "foreign_cpu",
-    resultformat.RUN_KEY, resultformat.EXTENDED_KEY])
+    resultformat.RUN_KEY, resultformat.EXTENDED_KEY]
+    + list(resultformat.BUILD_KEYS))
 
 
 def record(**metadata):

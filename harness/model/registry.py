@@ -52,7 +52,8 @@ RESERVED_KEYS = frozenset(resultformat.NAME_PARTS + (
     "calibrate_warmups", "recalibrate_warmups", "hostname", "platform",
     resultformat.FORMAT_KEY, resultformat.AXES_KEY, resultformat.TABLES_KEY,
     resultformat.FINDINGS_KEY, resultformat.ORDER_KEY,
-    resultformat.REFERENCE_KEY, resultformat.MISSING_KEY))
+    resultformat.REFERENCE_KEY, resultformat.MISSING_KEY)
+    + resultformat.BUILD_KEYS)
 DEFAULT_ORDER = resultformat.DEFAULT_ORDER
 
 

@@ -61,6 +61,13 @@ absolute), ``params``, ``quick``, ``pin_threads``, ``fresh_workers``,
 append more worker processes.  A run it appended carries
 ``gilbench_extended`` (int 1).
 
+Every benchmark also carries how its interpreter was built
+(``gilbench.measure.buildinfo``; pyperf adds ``python_compiler`` and
+``python_cflags``): ``python_origin`` (where it came from: "pyenv
+(3.13.0)", "Debian package pypy3 7.3.11+dfsg-2", or what gilbench's own
+install wrote), ``python_optimizations`` ("PGO, LTO", "none", ...) and
+``python_libc`` ("glibc 2.36").  Files written before them lack them.
+
 A benchmark's child program writes its family's ``gilbench_tables``,
 ``gilbench_findings``, ``gilbench_order`` and ``gilbench_reference``
 with every benchmark, and
@@ -92,6 +99,8 @@ DECLARATION_KEYS = (TABLES_KEY, FINDINGS_KEY, ORDER_KEY, REFERENCE_KEY)
 # How the file's run was made (its case modules, selection, sizing and
 # harness options), so ``gilbench extend`` measures more of the same.
 RUN_KEY = "gilbench_run"
+# How the interpreter was built (gilbench.measure.buildinfo), stored once.
+BUILD_KEYS = ("python_origin", "python_optimizations", "python_libc")
 # A run added later by ``gilbench extend`` carries it (int 1).
 EXTENDED_KEY = "gilbench_extended"
 CASES_KEY = "cases"

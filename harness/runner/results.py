@@ -20,8 +20,9 @@ import pyperf
 
 from gilbench import atomicfile
 from gilbench.errors import UsageError
-from gilbench.measure import gilguard
+from gilbench.measure import buildinfo, gilguard
 from gilbench.model.resultformat import (
+    BUILD_KEYS,
     CASE_KEYS,
     CASES_KEY,
     DECLARATION_KEYS,
@@ -155,7 +156,7 @@ def merge(bench_files, missing, output, made=None):
     if not benchmarks:
         return 0
     benchmarks, missing = declared_once(benchmarks, missing)
-    common = {}
+    common = buildinfo.facts()
     if missing:
         common[MISSING_KEY] = json.dumps(missing, sort_keys=True)
     if made is not None:
@@ -203,4 +204,5 @@ def _shared(suite):
     """The keys a merged file stores once, as its first run has them."""
     first = suite.get_benchmarks()[0].get_runs()[0].get_metadata()
     return dict((key, first[key]) for key in
-                (DECLARATIONS_KEY, MISSING_KEY, RUN_KEY) if key in first)
+                (DECLARATIONS_KEY, MISSING_KEY, RUN_KEY) + BUILD_KEYS
+                if key in first)

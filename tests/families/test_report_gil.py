@@ -205,7 +205,8 @@ def test_all_tables_order(results):
         "lock/trivial factor",
         "Raw results: mean +- std dev",
         "CPU utilisation over the timed region",
-        "Runs"]
+        "Runs",
+        "How each interpreter was built"]
 
 
 def full_gil_family(directory, python_version, **kwargs):

@@ -179,3 +179,45 @@ def test_every_format_renders_the_cross_build_answers(tmp_path):
 def test_a_comparison_must_name_a_known_twin_and_point():
     with pytest.raises(ValueError):
         declared.comparison("q?", "sibling", declared.ONE)
+
+
+PYENV_BUILD = {"python_origin": "pyenv (3.13.1)", "python_compiler":
+               "GCC 12.2.0", "python_optimizations": "none",
+               "python_libc": "glibc 2.36"}
+
+
+def test_a_comparison_of_two_builds_says_how_they_differ(tmp_path):
+    debian = dict(PYENV_BUILD, python_origin="Debian unstable package",
+                  python_compiler="GCC 16.2.0",
+                  python_optimizations="PGO, LTO")
+    built_here = dict(PYENV_BUILD, python_origin="built here")
+    results = write(tmp_path, [
+        ("py313t", "3.13.1", "cpython", dict(FREE, **built_here), BASE),
+        ("py313t-gil", "3.13.1", "cpython", dict(GIL_ON, **built_here),
+         BASE),
+        ("py313", "3.13.1", "cpython", debian, BASE)])
+    found = questions.findings_table(results, pivot.family_order(results))
+    column = found.interpreters.index("CPython 3.13t")
+    notes = {r.declaration["cell"]["twin"]: r.answers[column].note
+             for r in found.rows if r.family == builds.FAMILY}
+    # The GIL-on twin is the same binary; the default build is not.
+    assert notes[declared.GIL_ON] == ""
+    assert notes[declared.DEFAULT] == (
+        "(builds differ: compiler GCC 12.2.0 / GCC 16.2.0; "
+        "optimizations none / PGO, LTO)")
+    shown = [t for t in pivot.all_tables(results)
+             if t.title == builds.title(declared.DEFAULT, declared.ONE)]
+    assert "CPython 3.13t vs CPython 3.13: builds differ" in shown[0].note
+
+
+def test_every_column_says_how_its_interpreter_was_built(tmp_path):
+    results = write(tmp_path, [
+        ("py313", "3.13.1", "cpython", PYENV_BUILD, BASE),
+        ("py312", "3.12.8", "cpython", {}, BASE)])
+    table, = [t for t in pivot.all_tables(results)
+              if t.title == "How each interpreter was built"]
+    rows = {row[0].text: [cell.text for cell in row[1:]]
+            for row in table.rows}
+    assert rows["CPython 3.13"] == ["pyenv (3.13.1)", "GCC 12.2.0", "none",
+                                    "glibc 2.36"]
+    assert rows["CPython 3.12"] == ["?"] * 4  # a file before the keys

@@ -179,7 +179,7 @@ def test_best_of_throughput_and_as_a_table_cell(tmp_path):
     write_result(tmp_path, "py311.json", "3.11.7",
                  [(kind("mutex"), spread(1.0e-6, 0.01)),
                   (kind("spin"), spread(2.0e-6, 0.01))], tables=[declared])
-    (shown,) = pivot.all_tables(loader.load_results([str(tmp_path)]))[:-3]
+    (shown,) = pivot.all_tables(loader.load_results([str(tmp_path)]))[:-4]
     assert plain(shown.rows[0][1].display) == "mutex, 2.00x ahead of spin"
     assert shown.rows[0][1].value is None  # a margin is not plotted
 

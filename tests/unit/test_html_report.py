@@ -348,9 +348,9 @@ def test_all_na_table_is_one_line_in_html(tmp_path):
     assert ("4", "time by size: size=small") in headings
     assert ("4", "time by size: size=odd") in headings
     assert not any(text.endswith("size=big") for _, text in headings)
-    # Two declared tables and three listings drawn; a plot for the one
+    # Two declared tables and four listings drawn; a plot for the one
     # with a number.
-    assert page.count("<table>") == 2 + 3
+    assert page.count("<table>") == 2 + 4
     assert re.findall(r'data-series="(\d+)"', page) == ["1"]
     assert page.count(FIXED) == 1
     # Notes of the two listings and of size=odd's table, and the line.

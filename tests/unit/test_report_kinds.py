@@ -33,7 +33,7 @@ def declared(tmp_path, declaration, benchmarks, missing=(), axes=None,
     """The tables ``declaration`` gives for one CPython 3.11 file."""
     write_result(tmp_path, "py311.json", "3.11.7", benchmarks,
                  missing=missing, axes=axes, tables=[declaration], **kwargs)
-    return pivot.all_tables(loader.load_results([str(tmp_path)]))[:-3]
+    return pivot.all_tables(loader.load_results([str(tmp_path)]))[:-4]
 
 
 def grid(table):

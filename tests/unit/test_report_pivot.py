@@ -31,7 +31,7 @@ def tables(tmp_path, declaration, benchmarks, missing=(), axes=AXES,
         write_result(tmp_path, filename, version, benchmarks,
                      missing=missing, axes=axes, tables=[declaration],
                      cpus_usable=8)
-    return pivot.all_tables(loader.load_results([str(tmp_path)]))[:-3]
+    return pivot.all_tables(loader.load_results([str(tmp_path)]))[:-4]
 
 
 def grid(t):
@@ -155,7 +155,7 @@ def test_an_axis_only_some_cases_have(tmp_path):
                  [(with_cs, [1e-6], {"axes": [THREADS, CS]}),
                   (without, [2e-6], {"axes": [THREADS]})],
                  tables=[table("time", rows="threads", cell=value())])
-    found = pivot.all_tables(loader.load_results([str(tmp_path)]))[:-3]
+    found = pivot.all_tables(loader.load_results([str(tmp_path)]))[:-4]
     assert [t.title for t in found] == ["time: case=timed, cs=100",
                                         "time: case=plain"]
     assert [grid(t) for t in found] == [[["1", "1.00us"]], [["1", "2.00us"]]]
@@ -181,7 +181,7 @@ def test_families_alphabetically_tables_in_declaration_order(tmp_path):
                   (dims("aa", "c", "v", "b", threads=1), [1e-6],
                    {"tables": [second]})])
     titles = [t.title for t in
-              pivot.all_tables(loader.load_results([str(tmp_path)]))[:-3]]
+              pivot.all_tables(loader.load_results([str(tmp_path)]))[:-4]]
     assert titles == ["a second", "z first", "a second"]
 
 

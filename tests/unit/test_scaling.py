@@ -108,7 +108,7 @@ def test_the_fit_as_a_table_cell_and_a_finding(tmp_path):
     decl = scaling(over="threads")
     results = write(tmp_path, [finding("fit?", decl)],
                     [table("fit", rows="variant", cell=decl)], times)
-    (shown,) = pivot.all_tables(results)[:-3]
+    (shown,) = pivot.all_tables(results)[:-4]
     text = shown.rows[0][1].text
     assert text.startswith("s=0.0800 [") and "k=0.00400 [" in text, text
     assert "peak 15.2" in text  # sqrt((1 - 0.08) / 0.004)
@@ -121,7 +121,7 @@ def test_efficiency_against_the_ideal(tmp_path):
     decl = efficiency(over="threads")
     results = write(tmp_path, [], [table("eff", rows="threads", cell=decl)],
                     times)
-    (shown,) = pivot.all_tables(results)[:-3]
+    (shown,) = pivot.all_tables(results)[:-4]
     cells_ = [row[1] for row in shown.rows]
     # speedup(2) = 2 / 1.25 = 1.6: efficiency 0.8; speedup(4) = 4/1.75
     assert cells_[0].display == "1.00 (1.00x of 1x)"

@@ -1,4 +1,5 @@
-"""Which interpreter a result file measured: its column label and order."""
+"""Which interpreter a result file measured: its column label and order,
+and how it was built."""
 from __future__ import annotations
 
 import os
@@ -51,3 +52,27 @@ def disambiguate(results):
         if labels.count(result.interpreter) > 1:
             stem = os.path.splitext(os.path.basename(result.path))[0]
             result.interpreter = f"{result.interpreter} ({stem})"
+
+
+# How a column's interpreter was built (gilbench.measure.buildinfo and
+# pyperf's python_compiler): the facts a report shows per column.
+BUILD_FACTS = {"origin": "python_origin", "compiler": "python_compiler",
+               "optimizations": "python_optimizations", "libc": "python_libc"}
+# The facts that change speed when they differ between two builds (every
+# install has an origin of its own).
+SPEED_FACTS = ("compiler", "optimizations", "libc")
+
+
+def build_facts(meta):
+    """{fact: value} of BUILD_FACTS; "?" where the file predates them."""
+    return {fact: str(meta.get(key, "?")) for fact, key in BUILD_FACTS.items()}
+
+
+def build_difference(facts, other_facts):
+    """"" or "builds differ: optimizations none / PGO, LTO; ..." for two
+    columns' facts (those the files record)."""
+    parts = ["%s %s / %s" % (fact, facts[fact], other_facts[fact])
+             for fact in SPEED_FACTS
+             if "?" not in (facts[fact], other_facts[fact])
+             and facts[fact] != other_facts[fact]]
+    return "builds differ: " + "; ".join(parts) if parts else ""

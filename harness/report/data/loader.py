@@ -300,6 +300,7 @@ def _facts(run_meta, benchmarks):
         "host": run_meta.get("hostname", "?"),
         "cpu model": "%s x %s" % (run_meta.get("cpu_model_name", "?"),
                                   run_meta.get("cpu_count", "?")),
+        **interpreters.build_facts(run_meta),
     }
 
 

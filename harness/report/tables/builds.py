@@ -16,7 +16,7 @@ import numpy
 
 from gilbench.model import builds
 from gilbench.model.resultformat import INTERPRETER
-from gilbench.report.data import lookup
+from gilbench.report.data import interpreters, lookup
 from gilbench.report.data.records import Cell, Table, label
 from gilbench.report.kinds.base import interval_text
 from gilbench.report.numbers import cells, intervals
@@ -157,7 +157,11 @@ def answer(result, results, declaration, families):
     if other is None:
         return cells.missing("n/a: no %s among the results"
                              % builds.TWINS[spec["twin"]][0])
-    return family_cells(result, other, spec["point"], families)[1][0]
+    found = family_cells(result, other, spec["point"], families)[1][0]
+    differ = interpreters.build_difference(result.facts, other.facts)
+    if found.missing or not differ:
+        return found
+    return replace(found, note=spaced(found.note, "(%s)" % differ))
 
 
 def title(relation, point):
@@ -218,9 +222,16 @@ def tables(results, families):
             header = [label("family")] + [
                 label("%s vs %s" % (free.interpreter, other.interpreter))
                 for free, other in pairs]
+            differ = ["%s vs %s: %s" % (free.interpreter, other.interpreter,
+                                        interpreters.build_difference(
+                                            free.facts, other.facts))
+                      for free, other in pairs
+                      if interpreters.build_difference(free.facts,
+                                                       other.facts)]
             shown.append(Table(
                 title=title(relation, point),
-                note="%s%s. %s" % (what[0].upper(), what[1:], NOTE),
+                note=spaced("%s%s. %s" % (what[0].upper(), what[1:], NOTE),
+                            "; ".join(differ) + "." if differ else ""),
                 header=header, rows=rows, family=FAMILY,
                 column_dim=INTERPRETER))
     return shown

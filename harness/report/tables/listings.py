@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from gilbench.report.data.interpreters import BUILD_FACTS
 from gilbench.report.data.records import Table, label
 from gilbench.report.numbers import cells
 from gilbench.report.numbers.cells import NOT_RUN
@@ -76,6 +77,21 @@ def environment_table(results):
               for r in results])
 
 
+def build_table(results):
+    """Where each column's interpreter came from and how it was built."""
+    return Table(
+        title="How each interpreter was built",
+        note="origin: where it came from (gilbench's own installs say "
+        "so); compiler: pyperf's python_compiler; optimizations: PGO and "
+        "LTO from its configure options or its distribution's build rules; "
+        "libc: the C library it ran on. A comparison across columns whose "
+        "builds differ in these says so.",
+        header=[label(h) for h in ("Interpreter",) + tuple(BUILD_FACTS)],
+        rows=[[label(r.interpreter)]
+              + [label(r.facts.get(k, "?")) for k in BUILD_FACTS]
+              for r in results])
+
+
 def all_listings(results):
     return [raw_table(results), cpu_table(results),
-            environment_table(results)]
+            environment_table(results), build_table(results)]
