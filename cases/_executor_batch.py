@@ -11,6 +11,7 @@ from gilbench.api import (
     TreeCpuClock,
     Unavailable,
     import_extension,
+    interpreter_pool_name,
     interpreters_unavailable,
     make_interpreter_pool,
     perf_counter,
@@ -18,12 +19,16 @@ from gilbench.api import (
 )
 
 # The default run measures these; the others run when --param names them
-# (e.g. --param method=pickle,process-spawn), to keep the default run of
-# the family near two minutes per interpreter.
-DEFAULT_METHODS = ["serial", "thread", "process-fork", "interp"]
-EXTRA_METHODS = ["pickle", "process-forkserver", "process-spawn"]
+# (e.g. --param method=pickle,process-forkserver), to keep the default run
+# of the family near two minutes per interpreter.
+DEFAULT_METHODS = ["serial", "thread", "process-fork", "process-spawn",
+                   "interp", "interp-stdlib"]
+EXTRA_METHODS = ["pickle", "process-forkserver"]
 METHODS = ["serial", "pickle", "thread", "process-fork",
-           "process-forkserver", "process-spawn", "interp"]
+           "process-forkserver", "process-spawn", "interp", "interp-stdlib"]
+# The subinterpreter pools, each a kind of make_interpreter_pool: gilbench's
+# own (3.12 on) and concurrent.futures.InterpreterPoolExecutor (3.14 on).
+INTERPRETER_POOLS = {"interp": "gilbench", "interp-stdlib": "stdlib"}
 IN_CALLER = ("serial", "pickle")
 WORKLOADS = ["trivial", "sleep", "nbody", "native"]
 PHASES = ["warm", "cold", "teardown"]
@@ -41,10 +46,11 @@ def _futures():
     return concurrent.futures
 
 
-def native_in_subinterpreter():
+def native_in_subinterpreter(kind):
     """None, or why the native kernel cannot be imported in an own-GIL
-    subinterpreter (Cython < 3.1, or a build without module state)."""
-    pool = make_interpreter_pool(1)
+    subinterpreter of a ``kind`` pool (Cython < 3.1, or a build without
+    module state)."""
+    pool = make_interpreter_pool(1, kind=kind)
     try:
         from . import _executor_tasks as tasks
         pool.submit(tasks.task, "native", 0, None).result()
@@ -63,8 +69,8 @@ def make_executor(method, workers):
     futures = _futures()
     if method == "thread":
         return futures.ThreadPoolExecutor(max_workers=workers)
-    if method == "interp":
-        return make_interpreter_pool(workers)
+    if method in INTERPRETER_POOLS:
+        return make_interpreter_pool(workers, kind=INTERPRETER_POOLS[method])
     start = method.split("-", 1)[1]
     if sys.version_info[0] < 3:
         return futures.ProcessPoolExecutor(max_workers=workers)
@@ -86,8 +92,8 @@ def check(params):
         import multiprocessing
         if start not in multiprocessing.get_all_start_methods():
             raise Unavailable("no %s start method on this platform" % start)
-    if method == "interp":
-        reason = interpreters_unavailable()
+    if method in INTERPRETER_POOLS:
+        reason = interpreters_unavailable(INTERPRETER_POOLS[method])
         if reason:
             raise Unavailable(reason)
     if params["workload"] == "native":
@@ -102,6 +108,14 @@ def exclude(params):
     if method == "pickle" and params["workers"] != 1:
         return ("pickling runs in the caller, whatever the workers: "
                 "measured at workers=1")
+    # Spawn is in the default run for its start (the stdlib subinterpreter
+    # pool's cold start is read against it); warm, its workers are fresh
+    # processes as forkserver's are, and cost only time here.
+    if method == "process-spawn" and phase == "warm":
+        return ("process-spawn is measured at its start and shutdown; "
+                "warm, its workers are fresh processes as "
+                "process-forkserver's are (--param "
+                "method=process-forkserver)")
     # Budget: each benchmark costs seconds of process starts and pool
     # set-up, so start-up, shutdown and transfer are measured once each.
     if phase != "warm" and (params["workload"] != "trivial"
@@ -215,7 +229,16 @@ class Phase(object):
         self.cpu = 0.0
         self.wall = 0.0
         self.pool = None
+        self.pool_name = None  # an interpreter pool's class, recorded
         self.sampled = (0.0, 0.0)  # (CPU, wall) seconds of the last sample
+
+    def new_pool(self):
+        """A fresh executor for the method, kept for close(); an
+        interpreter pool's class is remembered for the run's metadata."""
+        self.pool = make_executor(self.method, self.params["workers"])
+        if self.method in INTERPRETER_POOLS:
+            self.pool_name = interpreter_pool_name(self.pool)
+        return self.pool
 
     def sample_memory(self):
         uss, pss = tree_memory()
@@ -233,6 +256,8 @@ class Phase(object):
                cpu_percent=100.0 * self.cpu / self.wall if self.wall else 0.0)
         if self.peak_pss is not None:
             record(peak_pss_bytes=self.peak_pss)
+        if self.pool_name is not None:
+            record(interpreter_pool=self.pool_name)
         cpu, wall = self.sampled
         return total, cpu * total / wall if wall else 0.0
 
@@ -265,7 +290,7 @@ class Warm(Phase):
         elif self.method == "pickle":
             self.run = self.batch.pickled
         else:
-            self.pool = make_executor(self.method, params["workers"])
+            self.new_pool()
             self.run = lambda: self.batch.on(self.pool)
         if self.pool is not None:
             # Start the workers a batch uses before the clock (pyperf's
@@ -304,9 +329,7 @@ class Cold(Phase):
         total = 0.0
         for index in range(loops):
             def start():
-                self.pool = make_executor(self.method,
-                                          self.params["workers"])
-                return self.batch.on(self.pool)
+                return self.batch.on(self.new_pool())
             results, wall = self.timed(start, sample=index == 0)
             total += wall
             self.batch.check([results])
@@ -320,8 +343,7 @@ class Teardown(Phase):
     def __call__(self, loops):
         total = 0.0
         for index in range(loops):
-            self.pool = make_executor(self.method, self.params["workers"])
-            self.batch.check([self.batch.on(self.pool)])
+            self.batch.check([self.batch.on(self.new_pool())])
             if index == 0:
                 self.sample_memory()
             pool, self.pool = self.pool, None
@@ -335,8 +357,9 @@ PHASE_CLASSES = {"warm": Warm, "cold": Cold, "teardown": Teardown}
 
 
 def prepare(params):
-    if params["method"] == "interp" and params["workload"] == "native":
-        reason = native_in_subinterpreter()
+    kind = INTERPRETER_POOLS.get(params["method"])
+    if kind is not None and params["workload"] == "native":
+        reason = native_in_subinterpreter(kind)
         if reason:
             raise Unavailable(reason)
     return PHASE_CLASSES[params["phase"]](params)

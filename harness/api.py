@@ -9,6 +9,7 @@
 See docs/writing-cases.rst for a tutorial with one case per driver.
 """
 from gilbench.measure.interpreterpool import (
+    interpreter_pool_name,
     interpreters_unavailable,
     make_interpreter_pool,
 )
@@ -58,4 +59,5 @@ __all__ = [
     # their own; a user's family may too (docs/writing-cases.rst).
     "Team", "fork_context", "process_cpu_seconds",
     "make_interpreter_pool", "interpreters_unavailable",
+    "interpreter_pool_name",
 ]

@@ -1,12 +1,14 @@
 """A pool of subinterpreters with their own GIL, as a
 ``concurrent.futures`` executor: the stdlib's ``InterpreterPoolExecutor``
-where there is one (3.14+), else :class:`InterpreterPool` over the
-low-level modules of 3.13 (``_interpreters``) and 3.12
+(3.14+), or :class:`InterpreterPool`, gilbench's own, over the low-level
+modules of 3.13 on (``_interpreters``) and 3.12
 (``_xxsubinterpreters``), with channels.
 
 Reusable beyond the executor family: ``make_interpreter_pool(workers)``
-gives an executor, ``interpreters_unavailable()`` says why there is none
-here.  Worker side: the source stays importable on Python 2.7.
+gives an executor (``kind`` picks one of the two pools; by default the
+stdlib's where there is one), ``interpreters_unavailable(kind)`` says why
+there is none here, ``interpreter_pool_name(pool)`` names the one made.
+Worker side: the source stays importable on Python 2.7.
 """
 import pickle
 import platform
@@ -19,6 +21,10 @@ except ImportError:  # Python 2.7
     import Queue as queue
 
 PROTOCOL = pickle.HIGHEST_PROTOCOL
+STDLIB = "stdlib"  # concurrent.futures.InterpreterPoolExecutor
+GILBENCH = "gilbench"  # InterpreterPool, below
+KINDS = (STDLIB, GILBENCH)
+STDLIB_NAME = "concurrent.futures.InterpreterPoolExecutor"
 
 
 def _futures():
@@ -53,19 +59,43 @@ def _low_level():
     return None
 
 
-def interpreters_unavailable():
-    """None, or why no pool of own-GIL subinterpreters exists here."""
-    if _stdlib_pool() is not None:
-        return None
+def interpreters_unavailable(kind=None):
+    """None, or why no pool of own-GIL subinterpreters of ``kind`` (any,
+    by default) exists here."""
+    if kind is None:
+        return (interpreters_unavailable(STDLIB)
+                and interpreters_unavailable(GILBENCH))
+    _check_kind(kind)
+    if kind == STDLIB:
+        return _stdlib_unavailable()
     implementation = platform.python_implementation()
     if sys.version_info < (3, 12):
         return ("subinterpreters have their own GIL only from CPython 3.12 "
-                "(this is %s %d.%d)" % ((implementation,)
-                                        + tuple(sys.version_info[:2])))
+                "(this is %s)" % _this_python())
     if _low_level() is None:
         return "%s has no _interpreters/_xxsubinterpreters" % (
             implementation,)
     return None
+
+
+def _stdlib_unavailable():
+    if _stdlib_pool() is not None:
+        return None
+    if sys.version_info < (3, 14):
+        return "%s is new in 3.14 (this is %s)" % (STDLIB_NAME,
+                                                   _this_python())
+    return "%s has no %s" % (_this_python(), STDLIB_NAME)
+
+
+def _this_python():
+    return "%s %d.%d" % ((platform.python_implementation(),)
+                         + tuple(sys.version_info[:2]))
+
+
+def _check_kind(kind):
+    if kind not in KINDS:
+        raise ValueError("interpreter pool kind %r: one of %s"
+                         % (kind, ", ".join(KINDS)))
 
 
 _INIT = """
@@ -87,7 +117,8 @@ del _fn, _args, _out
 
 class InterpreterPool(object):
     """A minimal ``concurrent.futures.Executor`` over subinterpreters with
-    their own GIL (3.12/3.13, where the stdlib has no such executor).
+    their own GIL (3.12 on; the stdlib has its own from 3.14, which the
+    executor family measures beside this one).
 
     One host thread per worker owns one subinterpreter and runs each task
     there: the task is pickled by reference (so it must be importable: a
@@ -193,10 +224,23 @@ class InterpreterPool(object):
                 item[0].set_exception(exc)
 
 
-def make_interpreter_pool(workers):
-    """An executor of ``workers`` own-GIL subinterpreters; check
-    interpreters_unavailable() first."""
-    stdlib = _stdlib_pool()
-    if stdlib is not None:
-        return stdlib(max_workers=workers)
+def make_interpreter_pool(workers, kind=None):
+    """An executor of ``workers`` own-GIL subinterpreters: the stdlib's
+    (``kind="stdlib"``), gilbench's ``InterpreterPool``
+    (``kind="gilbench"``) or, by default, the stdlib's where there is one;
+    check interpreters_unavailable(kind) first."""
+    if kind is None:
+        kind = GILBENCH if _stdlib_pool() is None else STDLIB
+    _check_kind(kind)
+    if kind == STDLIB:
+        return _stdlib_pool()(max_workers=workers)
     return InterpreterPool(workers)
+
+
+def interpreter_pool_name(pool):
+    """The qualified class name of a pool make_interpreter_pool made (the
+    stdlib's by its public name, not its private module's)."""
+    cls = type(pool)
+    if cls is _stdlib_pool():
+        return STDLIB_NAME
+    return "%s.%s" % (cls.__module__, cls.__name__)
