@@ -5,9 +5,10 @@ Usage: python bench/coverage.py [--runs 3] [--runs-dir DIR]
 
 N runs of the same selection (``gilbench run RUN OPTIONS``; every family
 by default) one after another on one interpreter, each rendered alone.
-For every ordered pair of runs (A, B) and every derived cell that has an
-interval in A (a ratio, speedup, efficiency, crossover, ... of a declared
-table, and every finding): does B's point lie inside A's interval?  An
+For every ordered pair of runs (A, B) and every cell that has an
+interval in A (each benchmark's mean; a ratio, speedup, efficiency,
+crossover, ... of a declared table): does B's point lie inside A's
+interval?  Overall, and per family for the means and the derived cells.  An
 honest 95% interval holds an independent re-run's estimate about 83% of
 the time (the difference of two equal-variance estimates has sqrt(2)
 times the spread).  Also counted: findings significant in both runs of
@@ -37,13 +38,28 @@ def run(python, output, options):
     return time.time() - started
 
 
+class Point(object):
+    """A benchmark's mean with its interval, as a derived Cell has."""
+
+    def __init__(self, value, interval):
+        self.value, self.interval = value, interval
+
+
 def derived_cells(path):
-    """{(where, row, column): Cell} of every cell with an interval, and
-    {question: Cell} of the findings, in the report of ``path`` alone."""
+    """{(family, where, row, column): Cell} of every cell with an interval
+    -- each benchmark's mean (where "mean") and every derived cell of a
+    declared table -- and {question: Cell} of the findings, in the report
+    of ``path`` alone."""
     from gilbench.report.data import loader
+    from gilbench.report.numbers import intervals
     from gilbench.report.tables import pivot, questions
     results = loader.load_results([path])
     found = {}
+    for record in results[0].records:
+        drawn = record.measured and intervals.SHARED.means(record)
+        if drawn is not None and drawn is not False:
+            found[(record.dims.get("family"), "mean", record.name, "")] = (
+                Point(record.mean, intervals.bounds(drawn)))
     for table in pivot.all_tables(results):
         if table.declaration is None:
             continue
@@ -51,7 +67,8 @@ def derived_cells(path):
         for row in table.rows:
             for column, cell in zip(header[1:], row[1:]):
                 if cell.interval is not None and cell.value is not None:
-                    found[(table.title, row[0].text, column)] = cell
+                    found[(table.family, table.title, row[0].text,
+                           column)] = cell
     asked = {}
     table = questions.findings_table(results, pivot.family_order(results))
     for finding in table.rows:
@@ -71,12 +88,21 @@ def side(cell):
     return "above" if cell.value > 1 else "below"
 
 
-def compare_pair(first, second):
+def compare_pair(first, second, tally):
+    """(cells in both, cells whose B point is inside A's interval,
+    contradicting findings); adds each cell's outcome to ``tally``
+    {(family, "means" or "derived"): [inside, cells]}."""
     cells_a, answers_a = first
     cells_b, answers_b = second
     shared = [key for key in cells_a if key in cells_b]
-    held = sum(1 for key in shared
-               if inside(cells_b[key].value, cells_a[key].interval))
+    held = 0
+    for key in shared:
+        hit = inside(cells_b[key].value, cells_a[key].interval)
+        held += hit
+        counts = tally.setdefault(
+            (key[0], "means" if key[1] == "mean" else "derived"), [0, 0])
+        counts[0] += hit
+        counts[1] += 1
     contradictions = []
     for question, answer in answers_a.items():
         other = answers_b.get(question)
@@ -112,9 +138,10 @@ def main():
         paths.append(path)
     derived = [derived_cells(path) for path in paths]
     figures = {"pairs": [], "undecided": {}}
+    tally = {}
     for (a, first), (b, second) in itertools.permutations(
             zip(paths, derived), 2):
-        shared, held, contradictions = compare_pair(first, second)
+        shared, held, contradictions = compare_pair(first, second, tally)
         share = float(held) / shared if shared else 0.0
         figures["pairs"].append({"interval_of": a, "point_of": b,
                                  "cells": shared, "inside": held,
@@ -130,11 +157,18 @@ def main():
         figures["undecided"][path] = left
         print("%s: %d of %d findings undecided" % (
             os.path.basename(path), len(left), len(answers)))
-    shared = sum(p["cells"] for p in figures["pairs"])
-    held = sum(p["inside"] for p in figures["pairs"])
-    figures["coverage"] = float(held) / shared if shared else None
-    print("overall: %d of %d re-run points inside (%.0f%%)" % (
-        held, shared, 100 * figures["coverage"] if shared else 0))
+    figures["families"] = {}
+    for (family, kind), (hit, cells) in sorted(tally.items()):
+        figures["families"].setdefault(family, {})[kind] = [hit, cells]
+        print("%-10s %-8s %5d of %5d inside (%.0f%%)" % (
+            family, kind, hit, cells, 100.0 * hit / cells))
+    for kind in ("derived", "means"):
+        hit = sum(c[0] for (_, k), c in tally.items() if k == kind)
+        cells = sum(c[1] for (_, k), c in tally.items() if k == kind)
+        figures["coverage" if kind == "derived" else "means_coverage"] = (
+            float(hit) / cells if cells else None)
+        print("overall, %s: %d of %d re-run points inside (%.0f%%)" % (
+            kind, hit, cells, 100.0 * hit / cells if cells else 0))
     if args.json:
         with open(args.json, "w") as stream:
             json.dump(figures, stream, indent=1)

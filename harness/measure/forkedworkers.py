@@ -10,10 +10,14 @@ very command line pyperf would have started (``worker_cmd``), through the
 same ``main``; pyperf's manager does everything else as before, and the
 worker's exit code and output reach it as a started worker's would.
 
-What a fork does not give: the workers share the program's hash seed
-and address-space layout, which pyperf randomises per worker by starting
-each afresh (``--fresh-workers`` keeps that).  Each run's ``worker_start``
-metadata says which it was.
+A fork starts with the program's memory layout; each draws its own
+before loading the case (gilbench.measure.layout: a random heap offset,
+the case modules imported again), so its processes sample layouts as
+fresh interpreters do.  What a fork still shares is the program's hash
+seed and address-space base, which pyperf randomises per worker by
+starting each afresh (``--fresh-workers`` keeps that).  Each run's
+``worker_start`` metadata says which it was, and a fork's
+``worker_heap_objects`` and ``worker_reimported`` what it renewed.
 
 Worker side: Python 2.7 compatible (pyperf 1.x calls its manager Master).
 """
@@ -24,7 +28,7 @@ import sys
 
 import pyperf
 
-from gilbench.measure import forking, pyperfinternals
+from gilbench.measure import forking, layout, pyperfinternals
 
 FORK = "fork"
 FRESH = "fresh interpreter"
@@ -46,9 +50,11 @@ def manage(runner, worker_main):
         return pyperfinternals.manage_as_pyperf(runner)
 
     def spawn_worker(manager, calibrate_loops, calibrate_warmups):
-        said, code = forking.call(lambda writable: worker_main(
-            pyperfinternals.worker_command(
-                manager, calibrate_loops, calibrate_warmups, writable)))
+        def worker(writable):
+            layout.renew(runner.args.module)
+            return worker_main(pyperfinternals.worker_command(
+                manager, calibrate_loops, calibrate_warmups, writable))
+        said, code = forking.call(worker)
         if code:
             # pyperf's words, so run names a signal or says the worker's
             raise RuntimeError("%s failed with exit code %s"

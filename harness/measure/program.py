@@ -29,6 +29,7 @@ from gilbench.measure import (
     foreign,
     forkedworkers,
     gilguard,
+    layout,
     lifelines,
     loopcalibration,
     metrics,
@@ -67,7 +68,8 @@ class HarnessRunner(pyperfinternals.Runner):
 
     def run_worker(self, task):
         record.set_sink(task.metadata)
-        record.record_facts(worker_start=self.worker_start)
+        record.record_facts(worker_start=self.worker_start,
+                            **layout.facts())
         pyperfinternals.Runner.run_worker(self, task)
         # The run is in the master's pipe now.  Exit at once: a thread or
         # process the case leaked must not keep this worker (and so the

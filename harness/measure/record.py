@@ -28,7 +28,8 @@ RESERVED = frozenset([
     "calibrate_loops", "recalibrate_loops", "calibrate_warmups",
     "recalibrate_warmups", "date", "hostname",
     "cpu_utilisation", "cpus_usable", "cpu_affinity_effective", "python_gil",
-    "py_gil_disabled_build", "worker_start", "foreign_cpu",
+    "py_gil_disabled_build", "worker_start", "worker_heap_objects",
+    "worker_reimported", "foreign_cpu",
     resultformat.RUN_KEY, resultformat.EXTENDED_KEY]
     + list(resultformat.BUILD_KEYS))
 

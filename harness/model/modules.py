@@ -10,13 +10,12 @@ from gilbench.errors import UsageError
 
 
 def _import_path(path):
-    """Import a case file under a name derived from its full path, so a
-    file called e.g. json.py, or two files of one name, cannot collide."""
+    """Import a case file under its :func:`loaded_name`."""
     path = os.path.abspath(path)
     directory = os.path.dirname(path)
     if directory not in sys.path:  # lets it import its sibling modules
         sys.path.insert(0, directory)
-    name = "gilbench_cases_" + re.sub(r"\W", "_", path[:-3])
+    name = loaded_name(path)
     if name in sys.modules:
         return sys.modules[name]
     try:
@@ -33,6 +32,27 @@ def _import_path(path):
         del sys.modules[name]  # a retry must not find a half-run module
         raise
     return module
+
+
+def loaded_name(name):
+    """The ``sys.modules`` key of a case module named by a dotted name or
+    a ``.py`` path: a file's is derived from its full path, so a file
+    called e.g. json.py, or two files of one name, cannot collide."""
+    if not _is_path(name):
+        return name
+    return "gilbench_cases_" + re.sub(r"\W", "_", os.path.abspath(name)[:-3])
+
+
+def is_harness_module(module):
+    """Whether ``module`` is part of gilbench itself (not its built-in
+    cases, which are case modules like a user's)."""
+    name = module.__name__
+    return name.startswith("gilbench.") and not name.startswith(
+        "gilbench.cases.")
+
+
+def _is_path(name):
+    return name.endswith(".py") or os.sep in name
 
 
 def _source_module(name, path):
@@ -61,7 +81,7 @@ def _search_working_directory():
 
 def import_module(name):
     """Import a dotted name or a ``.py`` path; UsageError when impossible."""
-    is_path = name.endswith(".py") or os.sep in name
+    is_path = _is_path(name)
     if is_path and not os.path.isfile(name):
         raise UsageError("case module file %r does not exist" % name)
     try:

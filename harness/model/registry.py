@@ -92,7 +92,8 @@ class CaseSpec(object):
     process of the benchmark would repeat and can inherit instead (e.g.
     calibrating a C work loop), run once in the benchmark program before
     it forks its loop calibration and workers; prepare() must not rely on
-    it, since workers started afresh (``--fresh-workers``) skip it.
+    it, since workers started afresh (``--fresh-workers``) skip it and
+    forked ones import the case module again (its globals anew).
     """
 
     def __init__(self, family, case, variant, backend, prepare, description,

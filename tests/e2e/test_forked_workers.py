@@ -1,6 +1,7 @@
 """pyperf's workers as forks of the benchmark program (the default) or as
 fresh interpreters (--fresh-workers): each run says which, each worker is
-a process of its own, and only fresh interpreters draw hash seeds of
+a process of its own with a memory layout of its own (a fork renews it:
+gilbench.measure.layout), and only fresh interpreters draw hash seeds of
 their own."""
 import os
 
@@ -33,6 +34,18 @@ def test_workers_are_forks_sharing_the_programs_hash_seed(tmp_path):
     assert len(set(run["seeded_hash"] for run in runs)) == 1
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_each_fork_makes_the_case_at_addresses_of_its_own(tmp_path):
+    runs = measured_runs(tmp_path)
+    # The case module imported again after a heap offset of its own: its
+    # code object and what prepare made sit elsewhere (forks sharing the
+    # program's layout put them at one address; two random offsets may
+    # still coincide in one size class, so not three addresses always).
+    for where in ("code_at", "made_at", "worker_heap_objects"):
+        assert len(set(run[where] for run in runs)) >= 2, (where, runs)
+    assert [run["worker_reimported"] for run in runs] == [1] * 3
+
+
 def test_fresh_workers_draw_their_own_hash_seeds(tmp_path):
     runs = measured_runs(tmp_path, "--fresh-workers")
     assert [run["worker_start"] for run in runs] == [
@@ -40,6 +53,7 @@ def test_fresh_workers_draw_their_own_hash_seeds(tmp_path):
     assert len(set(run["measured_by"] for run in runs)) == 3
     # Three 64-bit seeds drawn at random: equal hashes would be a fork.
     assert len(set(run["seeded_hash"] for run in runs)) == 3
+    assert not any("worker_heap_objects" in run for run in runs)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")

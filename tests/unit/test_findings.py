@@ -345,6 +345,30 @@ def test_intervals_hold_the_processes_spread_and_the_run_drift():
     assert intervals.Resampler(drift=0.0).means(same).std() == 0.0
 
 
+@pytest.mark.parametrize("runs, split", [
+    # Two modes, each process steady: the processes measured two things.
+    (((1.0, 1.01, 0.99), (2.0, 2.01, 1.99)), True),
+    (((1.0, 1.01), (1.2, 1.21), (1.0, 0.99), (1.21, 1.2)), True),
+    # Apart by less than SPLIT_RATIO, however steady: one thing.
+    (((1.0, 1.001, 0.999), (1.05, 1.051, 1.049)), False),
+    # Apart, but within what each process's own scatter gives.
+    (((1.0, 1.5, 0.7), (1.3, 0.9, 1.6)), False),
+    # One process, or one value each: nothing to tell a mode by.
+    (((1.0, 1.01, 0.99),), False),
+    (((1.0,), (2.0,)), False),
+    # Constant within each process, apart: split (no scatter at all).
+    (((1.0, 1.0), (2.0, 2.0)), True),
+])
+def test_processes_split_when_they_disagree_beyond_their_scatter(runs,
+                                                                 split):
+    from gilbench.report.data.records import Record
+    from gilbench.report.numbers import cells
+    record = Record("x", {"family": "x"}, mean=1.0, values=sum(runs, ()),
+                    run_values=runs)
+    assert record.split is split
+    assert (cells.SPLIT_MARK in cells.flags(record)) is split
+
+
 def test_a_recorded_count_that_can_be_zero_gets_an_interval():
     from gilbench.report.data.records import Record
     from gilbench.report.numbers import intervals

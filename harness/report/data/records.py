@@ -8,8 +8,10 @@ them into escaped text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from gilbench.model.resultformat import BUSY_SHARE, COUNT_AXES
+from gilbench.report.numbers import intervals
 
 __all__ = ["COUNT_AXES", "Record", "ResultFile", "Cell", "Table", "label"]
 
@@ -43,6 +45,12 @@ class Record:
     @property
     def rsd(self):
         return self.stdev / self.mean if self.mean else 0.0
+
+    @cached_property
+    def split(self):
+        """Its worker processes disagree beyond their values' scatter
+        (gilbench.report.numbers.intervals.processes_split)."""
+        return intervals.processes_split(self.run_values)
 
     @property
     def oversubscribed(self):

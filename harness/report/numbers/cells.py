@@ -10,6 +10,7 @@ NOISY_RSD = 0.05  # relative std dev above which a value is flagged
 NOISY_MARK = "~"
 OVERSUBSCRIBED_MARK = "^"
 BUSY_MARK = "!"
+SPLIT_MARK = "#"
 NOT_SIGNIFICANT_MARK = "?"
 # An interval whose high bound is more than this many times its low one (an
 # order of magnitude) tells nothing: the cell says "too noisy to tell".
@@ -22,9 +23,11 @@ LEGEND = ("[low-high]: 95%% confidence interval (the worker processes' "
           "%d%% (noisy); %s: more threads or processes than usable CPUs "
           "(oversubscribed); %s: measured while other processes took over "
           "%d%% of its CPUs, and again so when measured a second time "
-          "(busy machine)."
+          "(busy machine); %s: its worker processes disagree beyond their "
+          "values' scatter (each measured its own memory layout; two modes, "
+          "or noise only more processes can tell: gilbench refine)."
           % (TOO_NOISY, NOT_SIGNIFICANT_MARK, NOISY_MARK, NOISY_RSD * 100,
-             OVERSUBSCRIBED_MARK, BUSY_MARK, BUSY_SHARE * 100))
+             OVERSUBSCRIBED_MARK, BUSY_MARK, BUSY_SHARE * 100, SPLIT_MARK))
 NOT_RUN = "n/a: not run"
 
 
@@ -117,6 +120,8 @@ def flags(*records, significant=None):
         marks += OVERSUBSCRIBED_MARK
     if any(r.busy for r in records):
         marks += BUSY_MARK
+    if any(r.split for r in records):
+        marks += SPLIT_MARK
     return marks
 
 

@@ -36,6 +36,7 @@ called significant.
 from __future__ import annotations
 
 import contextlib
+import warnings
 import zlib
 
 import numpy
@@ -102,6 +103,30 @@ def between_processes(groups):
         return scatter
     means = numpy.array([numpy.mean(group) for group in groups])
     return max(float(numpy.var(means, ddof=1)) / len(means), scatter)
+
+
+# Worker processes "split" when their means differ by over SPLIT_RATIO and
+# a one-way ANOVA of their log values (scipy.stats.f_oneway) gives
+# p < SPLIT_P: they measured different things (a memory layout, a machine
+# state), not one thing with scatter.
+SPLIT_RATIO = 1.10
+SPLIT_P = 0.001
+
+
+def processes_split(groups):
+    """Whether ``groups`` (a tuple of values per worker process) disagree
+    beyond their values' scatter (see SPLIT_RATIO, SPLIT_P)."""
+    groups = [numpy.asarray(g, dtype=float) for g in groups if len(g) >= 2]
+    if len(groups) < 2 or not all((g > 0).all() for g in groups):
+        return False
+    means = [g.mean() for g in groups]
+    if max(means) < SPLIT_RATIO * min(means):
+        return False
+    from scipy import stats
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # values constant within a group
+        pvalue = stats.f_oneway(*[numpy.log(g) for g in groups]).pvalue
+    return bool(numpy.nan_to_num(pvalue, nan=1.0) < SPLIT_P)
 
 
 def _drawn_means(generator, groups, drift, processes_agree=False):
