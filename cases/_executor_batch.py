@@ -92,12 +92,26 @@ def check(params):
         import multiprocessing
         if start not in multiprocessing.get_all_start_methods():
             raise Unavailable("no %s start method on this platform" % start)
+        _check_on_demand_workers(_futures().ProcessPoolExecutor)
     if method in INTERPRETER_POOLS:
         reason = interpreters_unavailable(INTERPRETER_POOLS[method])
         if reason:
             raise Unavailable(reason)
     if params["workload"] == "native":
         import_extension(NATIVE_MODULE)
+
+
+def _check_on_demand_workers(pool_class):
+    """Unavailable where the stdlib's pool cannot start workers on demand
+    (as it does for spawn and forkserver): PyPy 3.9's, as Debian ships
+    it, has submit() call a method it renamed."""
+    called = getattr(pool_class.submit, "__code__", None)
+    if (called is not None and "_adjust_process_count" in called.co_names
+            and not hasattr(pool_class, "_adjust_process_count")):
+        raise Unavailable("this interpreter's concurrent.futures."
+                          "ProcessPoolExecutor.submit() calls "
+                          "_adjust_process_count, which it lacks: its "
+                          "spawn and forkserver pools cannot start workers")
 
 
 def exclude(params):

@@ -15,7 +15,7 @@ def _import_path(path):
     directory = os.path.dirname(path)
     if directory not in sys.path:  # lets it import its sibling modules
         sys.path.insert(0, directory)
-    name = loaded_name(path)
+    name = _interned(loaded_name(path))
     if name in sys.modules:
         return sys.modules[name]
     try:
@@ -23,7 +23,9 @@ def _import_path(path):
     except ImportError:  # Python 2.7
         module, execute = _source_module(name, path)
     else:
-        module = module_from_spec(spec_from_file_location(name, path))
+        loader = _hooked[0](name, path) if _hooked else None
+        module = module_from_spec(spec_from_file_location(name, path,
+                                                          loader=loader))
         execute = module.__spec__.loader.exec_module
     sys.modules[name] = module
     try:
@@ -49,6 +51,46 @@ def is_harness_module(module):
     name = module.__name__
     return name.startswith("gilbench.") and not name.startswith(
         "gilbench.cases.")
+
+
+def _interned(name):
+    """``name`` interned, as an import statement's module names are.  A
+    module's ``__name__`` is referenced by every function made in it
+    (``func_module``); on a free-threaded 3.13+ an interned str is
+    immortal, a built one is counted atomically by every thread making
+    functions there (docs/families/pyops.rst, "Creating a closure")."""
+    return (sys.intern if hasattr(sys, "intern") else intern)(name)  # noqa: F821
+
+
+def load_sources_as_bytecode():
+    """On a free-threaded CPython, make modules imported from now on from
+    source get their constants as from a ``.pyc``: ``compile()`` leaves a
+    module's constants (a tuple, a float) mortal there, unmarshalling
+    makes them immortal, so whether one contends between threads would
+    depend on whether a ``.pyc`` could be written (PYTHONDONTWRITEBYTECODE,
+    a read-only tree).  Once per process; elsewhere nothing changes."""
+    import sysconfig
+    if _hooked or not sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return
+    import marshal
+    from importlib import machinery
+
+    class BytecodeConstantsLoader(machinery.SourceFileLoader):
+        def source_to_code(self, data, path, **options):
+            code = machinery.SourceFileLoader.source_to_code(
+                self, data, path, **options)
+            return marshal.loads(marshal.dumps(code))
+    # The default loaders' order (extensions, source, bytecode), with
+    # this loader for source.
+    sys.path_hooks.insert(0, machinery.FileFinder.path_hook(
+        (machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
+        (BytecodeConstantsLoader, machinery.SOURCE_SUFFIXES),
+        (machinery.SourcelessFileLoader, machinery.BYTECODE_SUFFIXES)))
+    sys.path_importer_cache.clear()
+    _hooked.append(BytecodeConstantsLoader)
+
+
+_hooked = []  # the loader class, once load_sources_as_bytecode() hooked it
 
 
 def _is_path(name):
@@ -84,11 +126,12 @@ def import_module(name):
     is_path = _is_path(name)
     if is_path and not os.path.isfile(name):
         raise UsageError("case module file %r does not exist" % name)
+    load_sources_as_bytecode()
     try:
         if is_path:
             return _import_path(name)
         _search_working_directory()
-        return importlib.import_module(name)
+        return importlib.import_module(_interned(name))
     except Exception as exc:  # a user's module may raise anything
         raise UsageError("cannot import case module %r: %s: %s"
                          % (name, type(exc).__name__, exc))

@@ -186,6 +186,19 @@ def test_na_combinations_carry_reasons():
                 executor.check(params(method))
 
 
+def test_a_pool_whose_submit_calls_a_method_it_lacks_is_na():
+    """PyPy 3.9's stdlib as Debian ships it: submit() calls
+    _adjust_process_count, renamed in its ProcessPoolExecutor."""
+    futures = pytest.importorskip("concurrent.futures")
+    executor._check_on_demand_workers(futures.ProcessPoolExecutor)
+
+    class Broken(object):
+        def submit(self, fn):
+            self._adjust_process_count()
+    with pytest.raises(Unavailable, match="cannot start workers"):
+        executor._check_on_demand_workers(Broken)
+
+
 def _interpreter_pool(kind):
     """A pool of one subinterpreter of ``kind``, or pytest.skip saying why
     there is none here."""
