@@ -18,6 +18,8 @@ import sys
 
 ORIGIN_FILE = "gilbench-origin.json"
 UNKNOWN = "unknown"
+# What tools/provide_debian_python.sh writes for its PyPy, too.
+PYPY_OPTIMIZATIONS = "PyPy's translation (RPython, JIT)"
 
 
 def base_prefix():
@@ -73,6 +75,8 @@ def optimizations(prefix):
     declared = origin_file(prefix).get("optimizations")
     if declared:
         return str(declared)
+    if platform.python_implementation() == "PyPy":
+        return PYPY_OPTIMIZATIONS  # no configure: RPython translates it
     try:
         import sysconfig
         args = sysconfig.get_config_var("CONFIG_ARGS")

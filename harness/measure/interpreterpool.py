@@ -88,8 +88,12 @@ def _stdlib_unavailable():
 
 
 def _this_python():
-    return "%s %d.%d" % ((platform.python_implementation(),)
-                         + tuple(sys.version_info[:2]))
+    """E.g. "CPython 3.13t": a free-threaded build says so."""
+    import sysconfig
+    return "%s %d.%d%s" % ((platform.python_implementation(),)
+                           + tuple(sys.version_info[:2])
+                           + ("t" if sysconfig.get_config_var(
+                               "Py_GIL_DISABLED") else "",))
 
 
 def _check_kind(kind):

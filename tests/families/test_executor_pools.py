@@ -48,8 +48,7 @@ def recorded(monkeypatch):
 def test_the_stdlib_method_is_na_with_a_reason_without_the_stdlib_pool(
         monkeypatch):
     monkeypatch.setattr(interpreterpool, "_stdlib_pool", lambda: None)
-    this = "%s %d.%d" % ((platform.python_implementation(),)
-                         + sys.version_info[:2])
+    this = _this_python()
     if sys.version_info < (3, 14):
         expected = "%s is new in 3.14 (this is %s)" % (STDLIB, this)
     else:
@@ -67,9 +66,17 @@ def test_the_stdlib_method_is_na_with_a_reason_without_the_stdlib_pool(
                     reason="CPython 3.14+ has the stdlib pool")
 def test_before_3_14_the_reason_names_the_version():
     reason = interpreterpool.interpreters_unavailable("stdlib")
-    assert reason == "%s is new in 3.14 (this is %s %d.%d)" % (
-        STDLIB, platform.python_implementation(), sys.version_info[0],
-        sys.version_info[1])
+    assert reason == "%s is new in 3.14 (this is %s)" % (STDLIB,
+                                                         _this_python())
+
+
+def _this_python():
+    """E.g. "CPython 3.11", "CPython 3.13t"."""
+    import sysconfig
+    return "%s %d.%d%s" % (
+        platform.python_implementation(), sys.version_info[0],
+        sys.version_info[1],
+        "t" if sysconfig.get_config_var("Py_GIL_DISABLED") else "")
 
 
 def test_a_kind_of_pool_is_one_of_two():

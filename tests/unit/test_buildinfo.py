@@ -40,6 +40,14 @@ def test_configure_options_tell_pgo_and_lto(monkeypatch, tmp_path):
         assert buildinfo.optimizations(str(tmp_path)) == expected
 
 
+def test_a_pypy_without_an_origin_file_is_translated_not_configured(
+        monkeypatch, tmp_path):
+    import platform
+    monkeypatch.setattr(platform, "python_implementation", lambda: "PyPy")
+    assert buildinfo.optimizations(str(tmp_path)) == (
+        "PyPy's translation (RPython, JIT)")
+
+
 def test_this_process_facts_are_one_line_strings():
     facts = buildinfo.facts()
     assert set(facts) == {"python_origin", "python_optimizations",
