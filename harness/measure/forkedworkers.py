@@ -10,14 +10,13 @@ very command line pyperf would have started (``worker_cmd``), through the
 same ``main``; pyperf's manager does everything else as before, and the
 worker's exit code and output reach it as a started worker's would.
 
-A fork starts with the program's memory layout; each draws its own
-before loading the case (gilbench.measure.layout: a random heap offset,
-the case modules imported again), so its processes sample layouts as
-fresh interpreters do.  What a fork still shares is the program's hash
-seed and address-space base, which pyperf randomises per worker by
-starting each afresh (``--fresh-workers`` keeps that).  Each run's
-``worker_start`` metadata says which it was, and a fork's
-``worker_heap_objects`` and ``worker_reimported`` what it renewed.
+A fork starts with the program's memory layout and hash seed, which
+pyperf randomises per worker by starting each afresh
+(``--fresh-workers`` keeps that); with ``GILBENCH_WORKER_LAYOUT=renew``
+each fork draws a layout of its own before loading the case
+(gilbench.measure.layout).  Each run's ``worker_start`` metadata says
+which it was, and a renewing fork's ``worker_heap_objects`` and
+``worker_reimported`` what it drew.
 
 Worker side: Python 2.7 compatible (pyperf 1.x calls its manager Master).
 """
@@ -51,7 +50,8 @@ def manage(runner, worker_main):
 
     def spawn_worker(manager, calibrate_loops, calibrate_warmups):
         def worker(writable):
-            layout.renew(runner.args.module)
+            if layout.wanted():
+                layout.renew(runner.args.module)
             return worker_main(pyperfinternals.worker_command(
                 manager, calibrate_loops, calibrate_warmups, writable))
         said, code = forking.call(worker)

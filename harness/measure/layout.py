@@ -20,6 +20,12 @@ the hash seed (strings cache their hashes, and a dict's order of
 str keys follows it) and the address-space base (ASLR), which only a
 fresh interpreter draws (``--fresh-workers``).
 
+Off by default: a run renews layouts with ``GILBENCH_WORKER_LAYOUT=renew``
+in its environment (:func:`wanted`).  With pyperf's two processes per
+benchmark a layout's effect is sampled twice, too few for an interval to
+carry it: interleaved A/A runs on CPython 3.11 held fewer re-run points
+with it than without (docs/reading.rst, "Intervals").
+
 Worker side: Python 2.7 compatible.
 """
 import os
@@ -35,8 +41,16 @@ TUPLE_ITEMS = range(1, 65)
 BYTES_LENGTHS = range(2, 513, 8)
 MAX_PER_SIZE = 32
 
+SETTING = "GILBENCH_WORKER_LAYOUT"
+RENEW = "renew"
+
 _ballast = []  # alive until the worker exits
 _renewed = []  # [objects kept, names forgotten] once renew() ran
+
+
+def wanted():
+    """Whether this run asks each forked worker to renew its layout."""
+    return os.environ.get(SETTING) == RENEW
 
 
 def renew(module_names):

@@ -12,6 +12,8 @@ Worker side: Python 2.7-compatible.
 """
 import itertools
 
+from gilbench.model import modules
+
 # The statement inside a loop, in a function made once per worker process:
 # its names resolve in the set-up's namespace.
 _TEMPLATE = """\
@@ -35,7 +37,8 @@ def _raised(exc, when=""):
 
 def _compiled(source, filename, what):
     try:
-        return compile(source, filename, "exec")
+        return modules.constants_as_from_bytecode(
+            compile(source, filename, "exec"))
     except (SyntaxError, ValueError, TypeError) as exc:  # null bytes: Value
         where = (" (line %d)" % exc.lineno
                  if getattr(exc, "lineno", None) else "")

@@ -69,17 +69,15 @@ def load_sources_as_bytecode():
     makes them immortal, so whether one contends between threads would
     depend on whether a ``.pyc`` could be written (PYTHONDONTWRITEBYTECODE,
     a read-only tree).  Once per process; elsewhere nothing changes."""
-    import sysconfig
-    if _hooked or not sysconfig.get_config_var("Py_GIL_DISABLED"):
+    if _hooked or not _free_threaded():
         return
-    import marshal
     from importlib import machinery
 
     class BytecodeConstantsLoader(machinery.SourceFileLoader):
         def source_to_code(self, data, path, **options):
-            code = machinery.SourceFileLoader.source_to_code(
-                self, data, path, **options)
-            return marshal.loads(marshal.dumps(code))
+            return constants_as_from_bytecode(
+                machinery.SourceFileLoader.source_to_code(
+                    self, data, path, **options))
     # The default loaders' order (extensions, source, bytecode), with
     # this loader for source.
     sys.path_hooks.insert(0, machinery.FileFinder.path_hook(
@@ -91,6 +89,22 @@ def load_sources_as_bytecode():
 
 
 _hooked = []  # the loader class, once load_sources_as_bytecode() hooked it
+
+
+def constants_as_from_bytecode(code):
+    """``code`` (from ``compile()``) with its constants as a ``.pyc``
+    gives them: on a free-threaded build unmarshalling makes them
+    immortal, where compile() leaves them mortal (counted atomically by
+    every thread that loads one); elsewhere ``code`` itself."""
+    if not _free_threaded():
+        return code
+    import marshal
+    return marshal.loads(marshal.dumps(code))
+
+
+def _free_threaded():
+    import sysconfig
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
 def _is_path(name):

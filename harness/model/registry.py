@@ -93,7 +93,7 @@ class CaseSpec(object):
     calibrating a C work loop), run once in the benchmark program before
     it forks its loop calibration and workers; prepare() must not rely on
     it, since workers started afresh (``--fresh-workers``) skip it and
-    forked ones import the case module again (its globals anew).
+    forks renewing their layout import the case module again.
     """
 
     def __init__(self, family, case, variant, backend, prepare, description,

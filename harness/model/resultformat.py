@@ -39,9 +39,10 @@ Per run (pyperf worker) it adds ``cpu_utilisation`` (CPU seconds of the
 process, or process tree, over the timed window / wall seconds),
 ``foreign_cpu`` (the share of the usable CPUs other processes took while
 the values were measured, over all of them; Linux only), ``worker_start``
-(``fork`` or ``fresh interpreter``), for a fork ``worker_heap_objects``
-(objects of random sizes and number it kept before loading the case)
-and ``worker_reimported`` (case modules it imported again), ``cpus_usable``,
+(``fork`` or ``fresh interpreter``), for a renewing fork
+``worker_heap_objects`` (objects of random sizes and number it kept
+before loading the case) and ``worker_reimported`` (case modules it
+imported again), ``cpus_usable``,
 ``cpu_affinity_effective``, ``python_gil``, ``py_gil_disabled_build``,
 ``pinned_cpus`` and ``pinned_cores`` (package:core of each; with
 ``--pin-threads``) and whatever the case records

@@ -31,7 +31,8 @@ from gilbench.runner import (
 # Environment settings that change what the benchmarks measure (the
 # statement gilbench timeit hands over, the processes driver's start
 # method): a resumed run must see the same.  Test markers may differ.
-MEASURED_SETTINGS = (timeitspec.ENVIRONMENT, "GILBENCH_START_METHOD")
+MEASURED_SETTINGS = (timeitspec.ENVIRONMENT, "GILBENCH_START_METHOD",
+                     "GILBENCH_WORKER_LAYOUT")
 
 
 class Terminated(Exception):

@@ -4,7 +4,8 @@ import it, whatever the process could write: its ``__name__`` interned
 3.13+ an interned str is immortal, a built one is counted atomically by
 every thread), and, on a free-threaded build, its constants immortal as
 unmarshalling makes them (``compile()`` leaves them mortal there, so a
-tuple constant contended only where no ``.pyc`` could be written).
+tuple constant contended only where no ``.pyc`` could be written; the
+same for ``gilbench timeit``'s statement).
 docs/families/pyops.rst, "Creating a closure", has the measurements.
 
 Run on this interpreter and every one GILBENCH_TEST_PYTHONS names (.ci/run:
@@ -38,11 +39,15 @@ def immortal(obj):
     import ctypes  # 3.13t: ob_ref_local, after ob_tid and its flags
     return ctypes.c_uint32.from_address(id(obj) + 12).value == 0xFFFFFFFF
 free = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+from gilbench.measure import statement
+timed = statement._compiled("t = (4, 5, 6)", "<stmt>", "the statement")
+timed = [c for c in timed.co_consts if isinstance(c, tuple)][0]
 intern = getattr(sys, "intern", None) or __builtins__.intern
 print(json.dumps({"interned": name is intern("".join(list(name))),
                   "python2": sys.version_info[0] == 2,
                   "free_threaded": free,
-                  "immortal": free and immortal(constant)}))
+                  "immortal": free and immortal(constant),
+                  "statement_immortal": free and immortal(timed)}))
 """
 
 
@@ -64,3 +69,5 @@ def test_a_case_modules_name_is_interned_and_its_constants_as_from_bytecode(
     # free-threaded build to care).
     assert found["interned"] or found["python2"], found
     assert found["immortal"] == found["free_threaded"], found
+    # gilbench timeit's statement, compiled by compile() too.
+    assert found["statement_immortal"] == found["free_threaded"], found

@@ -1,8 +1,8 @@
 """pyperf's workers as forks of the benchmark program (the default) or as
 fresh interpreters (--fresh-workers): each run says which, each worker is
-a process of its own with a memory layout of its own (a fork renews it:
-gilbench.measure.layout), and only fresh interpreters draw hash seeds of
-their own."""
+a process of its own (a fork shares its program's memory layout unless
+GILBENCH_WORKER_LAYOUT=renew: gilbench.measure.layout), and only fresh
+interpreters draw hash seeds of their own."""
 import os
 
 import pyperf
@@ -35,12 +35,21 @@ def test_workers_are_forks_sharing_the_programs_hash_seed(tmp_path):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
-def test_each_fork_makes_the_case_at_addresses_of_its_own(tmp_path):
+def test_forks_share_the_programs_layout_by_default(tmp_path):
+    runs = measured_runs(tmp_path)
+    # The case's code object, made in the program, is at one address in
+    # every fork (what prepare makes lands by what ran before it).
+    assert len(set(run["code_at"] for run in runs)) == 1, runs
+    assert not any("worker_heap_objects" in run for run in runs)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_each_fork_renews_its_layout_when_asked(tmp_path, monkeypatch):
+    monkeypatch.setenv("GILBENCH_WORKER_LAYOUT", "renew")
     runs = measured_runs(tmp_path)
     # The case module imported again after a heap offset of its own: its
-    # code object and what prepare made sit elsewhere (forks sharing the
-    # program's layout put them at one address; two random offsets may
-    # still coincide in one size class, so not three addresses always).
+    # code object and what prepare made sit elsewhere (two random offsets
+    # may still coincide in one size class, so not three addresses always).
     for where in ("code_at", "made_at", "worker_heap_objects"):
         assert len(set(run[where] for run in runs)) >= 2, (where, runs)
     assert [run["worker_reimported"] for run in runs] == [1] * 3
