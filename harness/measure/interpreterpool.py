@@ -89,11 +89,10 @@ def _stdlib_unavailable():
 
 def _this_python():
     """E.g. "CPython 3.13t": a free-threaded build says so."""
-    import sysconfig
+    from gilbench.measure.gilguard import free_threaded_build
     return "%s %d.%d%s" % ((platform.python_implementation(),)
                            + tuple(sys.version_info[:2])
-                           + ("t" if sysconfig.get_config_var(
-                               "Py_GIL_DISABLED") else "",))
+                           + ("t" if free_threaded_build() else "",))
 
 
 def _check_kind(kind):

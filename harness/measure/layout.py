@@ -21,10 +21,9 @@ str keys follows it) and the address-space base (ASLR), which only a
 fresh interpreter draws (``--fresh-workers``).
 
 Off by default: a run renews layouts with ``GILBENCH_WORKER_LAYOUT=renew``
-in its environment (:func:`wanted`).  With pyperf's two processes per
-benchmark a layout's effect is sampled twice, too few for an interval to
-carry it: interleaved A/A runs on CPython 3.11 held fewer re-run points
-with it than without (docs/reading.rst, "Intervals").
+in its environment (:func:`wanted`); with pyperf's two processes per
+benchmark a layout's effect is sampled too few times for an interval to
+carry it (docs/reading.rst, "Intervals").
 
 Worker side: Python 2.7 compatible.
 """
@@ -88,13 +87,13 @@ def forget(module_names):
     directory's modules.  Returns the names removed."""
     named = [modules.loaded_name(name) for name in module_names or ()]
     prefixes, directories = [], []
-    for name in module_names or ():
-        module = sys.modules.get(modules.loaded_name(name))
+    for name, key in zip(module_names or (), named):
+        module = sys.modules.get(key)
         if module is None or modules.is_harness_module(module):
             continue
-        if module.__name__ == name and "." in name:
+        if key == name and "." in name:  # a dotted name, in a package
             prefixes.append(name.rsplit(".", 1)[0] + ".")
-        elif module.__name__ != name:
+        elif key != name:  # a path
             directories.append(_directory(module))
     forgotten = []
     for name, module in list(sys.modules.items()):

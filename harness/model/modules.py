@@ -103,6 +103,8 @@ def constants_as_from_bytecode(code):
 
 
 def _free_threaded():
+    # gilbench.measure.gilguard.free_threaded_build's test; the model
+    # layer cannot import the measuring one.
     import sysconfig
     return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 

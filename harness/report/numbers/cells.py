@@ -24,8 +24,9 @@ LEGEND = ("[low-high]: 95%% confidence interval (the worker processes' "
           "(oversubscribed); %s: measured while other processes took over "
           "%d%% of its CPUs, and again so when measured a second time "
           "(busy machine); %s: its worker processes disagree beyond their "
-          "values' scatter (each measured its own memory layout; two modes, "
-          "or noise only more processes can tell: gilbench refine)."
+          "values' scatter (a memory layout or machine state of each "
+          "process's own: two modes, or noise only more processes can "
+          "tell)."
           % (TOO_NOISY, NOT_SIGNIFICANT_MARK, NOISY_MARK, NOISY_RSD * 100,
              OVERSUBSCRIBED_MARK, BUSY_MARK, BUSY_SHARE * 100, SPLIT_MARK))
 NOT_RUN = "n/a: not run"
