@@ -59,6 +59,8 @@ def _interned(name):
     (``func_module``); on a free-threaded 3.13+ an interned str is
     immortal, a built one is counted atomically by every thread making
     functions there (docs/families/pyops.rst, "Creating a closure")."""
+    if not isinstance(name, str):  # 2.7's unicode (from JSON): no intern
+        return name
     return (sys.intern if hasattr(sys, "intern") else intern)(name)  # noqa: F821
 
 
