@@ -3,15 +3,20 @@ beside it, then rename it over the target.
 
 A reader sees the old file or the new one, never a half-written one; an
 interrupted writer leaves the old file (and no temporary); two writers of
-one path each replace it whole, the last one winning.  Worker side: the
+one path each replace it whole, the last one winning.  A killed writer
+(SIGKILL) leaves its temporary: the path's owner, once no other writer of
+it can be live, removes it (:func:`remove_leftovers`).  Worker side: the
 journal, result files and the report's pages all write through here, so
 the source stays importable on Python 2.7.
 """
 import contextlib
 import io
 import os
+import re
 import sys
 import tempfile
+
+SUFFIX = ".partial"
 
 
 @contextlib.contextmanager
@@ -22,7 +27,7 @@ def replacing(path, durable=False):
     directory = os.path.dirname(os.path.abspath(path))
     handle, partial = tempfile.mkstemp(
         dir=directory, prefix=os.path.basename(path) + ".",
-        suffix=".partial")
+        suffix=SUFFIX)
     try:
         # Python 2's json and pyperf write byte strings: a plain file.
         stream = (os.fdopen(handle, "w") if sys.version_info[0] < 3
@@ -40,6 +45,27 @@ def replacing(path, durable=False):
         raise
     if durable:
         fsync_directory(directory)
+
+
+def remove_leftovers(path):
+    """Remove the temporaries killed writers of ``path`` left beside it.
+    Only for a caller that knows no writer of ``path`` is live (it holds
+    the path's lock): a live writer's rename would fail without its own."""
+    directory, name = os.path.split(os.path.abspath(path))
+    # replacing()'s names: the target's, a dot, mkstemp's random part
+    # (2.7's has capitals).
+    own = re.compile(re.escape(name) + r"\.[A-Za-z0-9_]+" + re.escape(SUFFIX)
+                     + r"\Z")
+    try:
+        names = os.listdir(directory)
+    except OSError:  # a write-only directory: a leftover fails nothing
+        return
+    for found in names:
+        if own.match(found):
+            try:
+                os.remove(os.path.join(directory, found))
+            except OSError:  # gone already
+                pass
 
 
 def fsync_directory(path):

@@ -30,7 +30,9 @@ whose pyperf files are gone).  The next run deletes such leftovers.
 A run owns its output: it holds an exclusive ``flock`` on ``x.json.lock``
 (naming its pid and start time) from before it touches anything until its
 result is written and its journal removed.  A second run on that output is
-refused, whatever its flags; a killed run's lock dies with it.
+refused, whatever its flags; a killed run's lock dies with it.  Taking the
+lock removes what a writer of the output killed mid-write left beside it
+(``x.json.<random>.partial``): with the lock held none can be live.
 """
 import errno
 import fcntl
@@ -202,6 +204,7 @@ class OutputLock(object):
 
     def __init__(self, output):
         # Beside the output: the journal is renamed (.new, .removing).
+        self.output = output
         self.path = output + ".lock"
         self.fd = None
 
@@ -222,6 +225,10 @@ class OutputLock(object):
             self.__exit__()
             raise UsageError("cannot lock %r: %s"
                              % (self.path, exc.strerror or exc))
+        # A run or extend SIGKILLed while writing the output left its
+        # temporary: every writer of the output holds this lock, so none
+        # is live now (a run refused as in use never gets here).
+        atomicfile.remove_leftovers(self.output)
         return self
 
     def __exit__(self, *exc_info):
