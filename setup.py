@@ -131,7 +131,7 @@ setup(
                     "!=3.5.*, !=3.6.*, !=3.7.*",
     packages=sorted(PACKAGE_DIRS) + SUBPACKAGES,
     package_dir=PACKAGE_DIRS,
-    package_data={"gilbench.templates": ["*.j2"]},
+    package_data={"gilbench.templates": ["*.j2", "init/*.tmpl"]},
     install_requires=runtime_requirements(),
     extras_require={"report": requirements("requirements-report.txt")},
     entry_points={"console_scripts": ["gilbench = gilbench.runner.cli:main"]},

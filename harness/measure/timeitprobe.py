@@ -18,7 +18,7 @@ import os
 import sys
 
 from gilbench.measure import gilguard, statement
-from gilbench.model import timeitspec
+from gilbench.model import modules, timeitspec
 
 STAGES = ("compile", "setup", "first call", "done")
 
@@ -58,4 +58,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    modules.working_directory_last()  # as the benchmark programs do
     main(sys.argv[1:])

@@ -5,6 +5,7 @@ Worker side: Python 2.7 compatible; exported by ``gilbench.api``."""
 import importlib
 from itertools import repeat
 
+from gilbench.model import shadowing
 from gilbench.model.registry import Unavailable
 
 try:
@@ -21,7 +22,8 @@ def import_extension(name):
     try:
         return importlib.import_module(name)
     except ImportError as exc:
-        raise Unavailable("%s not built (%s)" % (name, exc))
+        raise Unavailable("%s not built (%s)"
+                          % (name, shadowing.explained(exc, typed=False)))
 
 
 def needs(*module_names):

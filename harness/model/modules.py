@@ -7,14 +7,16 @@ import re
 import sys
 
 from gilbench.errors import UsageError
+from gilbench.model import shadowing
 
 
 def _import_path(path):
     """Import a case file under its :func:`loaded_name`."""
     path = os.path.abspath(path)
-    directory = os.path.dirname(path)
-    if directory not in sys.path:  # lets it import its sibling modules
-        sys.path.insert(0, directory)
+    # Last, so its sibling modules import but an installed distribution
+    # wins over a source tree beside the file (a package at a project's
+    # root, not built in place).
+    _search_last(os.path.dirname(path))
     name = _interned(loaded_name(path))
     if name in sys.modules:
         return sys.modules[name]
@@ -131,12 +133,21 @@ def _source_module(name, path):
     return module, execute
 
 
-def _search_working_directory():
-    """A dotted name resolves from the working directory, as under
-    ``python -m``: the ``gilbench`` console script's sys.path starts with
-    its own bin directory instead."""
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+def working_directory_last():
+    """Move the working directory ``python -m`` puts first on sys.path to
+    the end: a project's source tree (``./pkg``, not built in place) must
+    not stand in for the package installed here, in a gilbench program or
+    the benchmark programs it starts; a module found only there (a case
+    module by dotted name, a statement's import) still is."""
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        sys.path.append(sys.path.pop(0))
+
+
+def _search_last(directory):
+    """Put ``directory`` on sys.path after site-packages, unless there."""
+    if directory not in sys.path and not (
+            directory == os.getcwd() and "" in sys.path):
+        sys.path.append(directory)
 
 
 def import_module(name):
@@ -148,11 +159,14 @@ def import_module(name):
     try:
         if is_path:
             return _import_path(name)
-        _search_working_directory()
+        # A dotted name resolves from the working directory too, but after
+        # what is installed (gilbench's own programs drop the directory
+        # ``python -m`` puts first: gilbench/__main__.py).
+        _search_last(os.getcwd())
         return importlib.import_module(_interned(name))
     except Exception as exc:  # a user's module may raise anything
-        raise UsageError("cannot import case module %r: %s: %s"
-                         % (name, type(exc).__name__, exc))
+        raise UsageError("cannot import case module %r: %s"
+                         % (name, shadowing.explained(exc)))
 
 
 def default_module_names():

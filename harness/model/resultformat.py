@@ -70,6 +70,9 @@ Every benchmark also carries how its interpreter was built
 (3.13.0)", "Debian package pypy3 7.3.11+dfsg-2", or what gilbench's own
 install wrote), ``python_optimizations`` ("PGO, LTO", "none", ...) and
 ``python_libc`` ("glibc 2.36").  Files written before them lack them.
+Where the tox env (``TOX_ENV_NAME``) or the file's name names another
+interpreter than the one that ran (a ``py313t`` env tox resolved to 3.11),
+every benchmark carries ``python_misnamed``: one line saying how.
 
 A benchmark's child program writes its family's ``gilbench_tables``,
 ``gilbench_findings``, ``gilbench_order`` and ``gilbench_reference``
@@ -104,6 +107,8 @@ DECLARATION_KEYS = (TABLES_KEY, FINDINGS_KEY, ORDER_KEY, REFERENCE_KEY)
 RUN_KEY = "gilbench_run"
 # How the interpreter was built (gilbench.measure.buildinfo), stored once.
 BUILD_KEYS = ("python_origin", "python_optimizations", "python_libc")
+# How the interpreter is not what its tox env or the file's name says.
+MISNAMED_KEY = "python_misnamed"
 # A run added later by ``gilbench extend`` carries it (int 1).
 EXTENDED_KEY = "gilbench_extended"
 CASES_KEY = "cases"

@@ -18,7 +18,7 @@ from gilbench.errors import (
 from gilbench.runner import runoptions
 
 COMMANDS = ("run", "timeit", "list", "report", "compare", "refine",
-            "extend")
+            "extend", "init")
 USAGE = """usage: gilbench COMMAND [options]
 
 commands:
@@ -34,6 +34,8 @@ commands:
           result files leave undecided (Python >= 3.9)
   extend  measure more worker processes of some benchmarks of a result
           file and append them to it (what refine calls)
+  init    write a case module for your extension project, and with --tox
+          a tox file with an env per interpreter found here
 
 gilbench COMMAND --help shows a command's options."""
 
@@ -165,6 +167,11 @@ def cmd_extend(argv):
     return extend.main(argv)
 
 
+def cmd_init(argv):
+    from gilbench.runner import scaffold
+    return scaffold.main(argv)
+
+
 def cmd_bench(argv):
     from gilbench.measure import program
     return program.main(argv)
@@ -177,7 +184,7 @@ def main(argv=None):
         return 0 if argv else 2
     handlers = {"run": cmd_run, "timeit": cmd_timeit, "list": cmd_list,
                 "report": cmd_report, "compare": cmd_compare,
-                "refine": cmd_refine, "extend": cmd_extend,
+                "refine": cmd_refine, "extend": cmd_extend, "init": cmd_init,
                 "bench": cmd_bench}
     handler = handlers.get(argv[0])
     try:

@@ -21,6 +21,7 @@ import pyperf
 from gilbench import atomicfile
 from gilbench.errors import UsageError
 from gilbench.measure import buildinfo, gilguard
+from gilbench.model import envnames
 from gilbench.model.resultformat import (
     BUILD_KEYS,
     CASE_KEYS,
@@ -29,6 +30,7 @@ from gilbench.model.resultformat import (
     DECLARATIONS_KEY,
     EXTENDED_KEY,
     MEANS_KEY,
+    MISNAMED_KEY,
     MISSING_KEY,
     RUN_KEY,
     case_id,
@@ -157,6 +159,9 @@ def merge(bench_files, missing, output, made=None):
         return 0
     benchmarks, missing = declared_once(benchmarks, missing)
     common = buildinfo.facts()
+    misnamed = envnames.misnamed(output)
+    if misnamed:
+        common[MISNAMED_KEY] = misnamed
     if missing:
         common[MISSING_KEY] = json.dumps(missing, sort_keys=True)
     if made is not None:
@@ -204,5 +209,6 @@ def _shared(suite):
     """The keys a merged file stores once, as its first run has them."""
     first = suite.get_benchmarks()[0].get_runs()[0].get_metadata()
     return dict((key, first[key]) for key in
-                (DECLARATIONS_KEY, MISSING_KEY, RUN_KEY) + BUILD_KEYS
+                (DECLARATIONS_KEY, MISSING_KEY, MISNAMED_KEY, RUN_KEY)
+                + BUILD_KEYS
                 if key in first)

@@ -16,7 +16,7 @@ import sys
 import time
 
 from gilbench.measure import gilguard, lifelines, program
-from gilbench.model import registry, timeitspec
+from gilbench.model import envnames, registry, timeitspec
 from gilbench.model.registry import Unavailable
 from gilbench.runner import (
     child,
@@ -100,6 +100,9 @@ def run(args, pyperf_options):
             print(why, file=sys.stderr)
     output = args.output or results.default_output()
     results.check_writable(output)
+    misnamed = envnames.misnamed(output)
+    if misnamed:  # recorded in the file too (results.merge)
+        print("gilbench: warning: " + misnamed, file=sys.stderr)
     book = journal.Journal(output, _header(args, pyperf_options, benchmarks))
     with journal.OutputLock(output):
         return _run_owned(benchmarks, args, pyperf_options, book, started)

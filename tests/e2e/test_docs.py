@@ -117,12 +117,19 @@ def actionlint_command():
     return [go, "run", ACTIONLINT] if go else None
 
 
-def test_the_ci_workflow_passes_actionlint():
+@pytest.mark.parametrize("scaffolded", [False, True],
+                         ids=["docs", "gilbench-init"])
+def test_the_ci_workflow_passes_actionlint(scaffolded, tmp_path):
     command = actionlint_command()
     if command is None:
         pytest.skip("no actionlint and no Go to build it (go install %s)"
                     % ACTIONLINT)
     workflow = os.path.join(DOCS, "ci", "gilbench.yml")
+    if scaffolded:  # what gilbench init --ci writes into a project
+        (tmp_path / "mypkg").mkdir()
+        (tmp_path / "mypkg" / "__init__.py").write_text("")
+        assert run_harness("init", "--ci", "--directory", tmp_path).code == 0
+        workflow = str(tmp_path / ".github" / "workflows" / "gilbench.yml")
     proc = subprocess.run(command + [workflow], stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True,
                           timeout=600)

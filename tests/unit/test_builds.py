@@ -219,5 +219,21 @@ def test_every_column_says_how_its_interpreter_was_built(tmp_path):
     rows = {row[0].text: [cell.text for cell in row[1:]]
             for row in table.rows}
     assert rows["CPython 3.13"] == ["pyenv (3.13.1)", "GCC 12.2.0", "none",
-                                    "glibc 2.36"]
-    assert rows["CPython 3.12"] == ["?"] * 4  # a file before the keys
+                                    "glibc 2.36", "as named"]
+    # A file before the keys.
+    assert rows["CPython 3.12"] == ["?"] * 4 + ["as named"]
+
+
+def test_a_column_whose_env_named_another_interpreter_is_labelled(tmp_path):
+    said = ("tox env py313t named Python 3.13t, but this is CPython 3.11 "
+            "(/x/bin/python: version 3.11, not a free-threaded build)")
+    results = write(tmp_path, [
+        ("py313t", "3.11.7", "cpython", {"python_misnamed": said}, BASE),
+        ("py312", "3.12.8", "cpython", {}, BASE)])
+    assert [r.interpreter for r in results] == [
+        "CPython 3.11 (misnamed)", "CPython 3.12"]
+    table, = [t for t in pivot.all_tables(results)
+              if t.title == "How each interpreter was built"]
+    named = {row[0].text: row[-1].text for row in table.rows}
+    assert named == {"CPython 3.11 (misnamed)": said,
+                     "CPython 3.12": "as named"}

@@ -6,6 +6,7 @@ import os
 import re
 
 from gilbench.errors import UsageError
+from gilbench.model.resultformat import MISNAMED_KEY
 
 
 def _language_version(python_version):
@@ -32,6 +33,8 @@ def identify(meta, path):
     name = {"cpython": "CPython", "pypy": "PyPy"}.get(impl, impl)
     label = "%s %d.%d%s%s" % (name, *major_minor, "t" if free_build else "",
                               " (GIL on)" if gil_on else "")
+    if meta.get(MISNAMED_KEY):  # its env or file named another interpreter
+        label += " (misnamed)"
     return label, (major_minor, impl != "cpython", free_build, gil_on)
 
 
@@ -64,8 +67,13 @@ SPEED_FACTS = ("compiler", "optimizations", "libc")
 
 
 def build_facts(meta):
-    """{fact: value} of BUILD_FACTS; "?" where the file predates them."""
-    return {fact: str(meta.get(key, "?")) for fact, key in BUILD_FACTS.items()}
+    """{fact: value} of BUILD_FACTS ("?" where the file predates them),
+    and "named": how the interpreter is not what its env or file names,
+    or "as named"."""
+    facts = {fact: str(meta.get(key, "?"))
+             for fact, key in BUILD_FACTS.items()}
+    facts["named"] = str(meta.get(MISNAMED_KEY) or "as named")
+    return facts
 
 
 def build_difference(facts, other_facts):

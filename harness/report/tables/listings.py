@@ -85,11 +85,16 @@ def build_table(results):
         "so); compiler: pyperf's python_compiler; optimizations: PGO and "
         "LTO from its configure options or its distribution's build rules; "
         "libc: the C library it ran on. A comparison across columns whose "
-        "builds differ in these says so.",
-        header=[label(h) for h in ("Interpreter",) + tuple(BUILD_FACTS)],
+        "builds differ in these says so. named: whether the interpreter is "
+        "the one its tox env and file name name (a column that is not is "
+        "labelled misnamed).",
+        header=[label(h) for h in ("Interpreter",) + _BUILT],
         rows=[[label(r.interpreter)]
-              + [label(r.facts.get(k, "?")) for k in BUILD_FACTS]
+              + [label(r.facts.get(k, "?")) for k in _BUILT]
               for r in results])
+
+
+_BUILT = tuple(BUILD_FACTS) + ("named",)
 
 
 def all_listings(results):

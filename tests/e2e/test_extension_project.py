@@ -1,0 +1,159 @@
+"""A user's extension project measured across its interpreters, as a user
+stands: tests/fixtures/fastsum_project (a Cython module with the GIL held
+and released and a cffi call, the package at the repository root) copied,
+``gilbench init --tox``, then ``tox -c tox-gilbench.ini -e ENVS`` and
+``-e report`` from the project root, no ``changedir``.  The answers must
+be there for every env with 0 failed benchmarks: released scales and held
+does not, except on a free-threaded build with the GIL off, where held
+scales too.
+
+The envs are those of this interpreter and of every one
+GILBENCH_TEST_PYTHONS names (.ci/run: 2.7, 3.8, PyPy, 3.13t and its GIL-on
+twin, 3.14, 3.15); tox resolves each env's basepython on PATH as it would
+for the user.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from helpers import FIXTURES, ROOT, pythons_to_test
+
+from gilbench.model import envnames
+
+pytestmark = pytest.mark.e2e
+
+PROJECT = os.path.join(FIXTURES, "fastsum_project")
+_IDENTITY = ("import sys, sysconfig; print('%s %d %d %s' % ("
+             "hasattr(sys, 'pypy_version_info'), sys.version_info[0], "
+             "sys.version_info[1], bool(sysconfig.get_config_var("
+             "'Py_GIL_DISABLED'))))")
+
+
+def _env_names():
+    """The tox env of each interpreter to test (a free-threaded build's
+    GIL-on twin too), named as gilbench init names them."""
+    names = []
+    for python in pythons_to_test():
+        said = subprocess.check_output([python, "-c", _IDENTITY],
+                                       universal_newlines=True).split()
+        pypy, version, free = (said[0] == "True", (int(said[1]),
+                               int(said[2])), said[3] == "True")
+        matching = [i for i in envnames.KNOWN
+                    if envnames.named(i.name).pypy == pypy
+                    and envnames.named(i.name).free_threaded == free
+                    and not envnames.mismatch(envnames.named(i.name), pypy,
+                                              version, free)]
+        # The most specific name: pypy311 before pypy3.
+        best = max(matching, key=lambda i: len(envnames.named(i.name)
+                                               .version))
+        names += [i.name for i in envnames.KNOWN
+                  if i.basepython == best.basepython and i.name not in names]
+    return names
+
+
+def _tox_command():
+    """The tox tools/bootstrap.sh installs (a tox 4), else one on PATH."""
+    bootstrapped = os.path.join(ROOT, ".venv-tools", "bin", "tox")
+    found = bootstrapped if os.path.isfile(bootstrapped) else shutil.which(
+        "tox")
+    if found is None:
+        pytest.skip("no tox (tools/bootstrap.sh installs one in .venv-tools)")
+    return [found]
+
+
+def _tox(project, *args):
+    env = dict(os.environ, GILBENCH_SOURCE=ROOT, GILBENCH_REFINE_BUDGET="20")
+    env.pop("TOX_ENV_NAME", None)  # the tests' own env, when run by tox
+    return subprocess.run(
+        _tox_command() + ["-c", "tox-gilbench.ini"] + list(args),
+        cwd=str(project), env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, universal_newlines=True, timeout=1800)
+
+
+def _answers(report):
+    """{question start: {interpreter: cell}} of the report's findings."""
+    return {finding["question"].split(",")[0]: {
+        answer["interpreter"]: answer for answer in finding["answers"]}
+        for finding in report["findings"]}
+
+
+def test_an_extension_project_answers_on_every_interpreter(tmp_path):
+    project = tmp_path / "fastsum"
+    shutil.copytree(PROJECT, str(project))
+    subprocess.check_call(
+        [sys.executable, "-m", "gilbench", "init", "--tox",
+         "--held", "fastsum:spin_held", "--released", "fastsum:spin_released",
+         "--cffi", "fastsum:spin_cffi", "--argument", "10000"],
+        cwd=str(project))
+    names = _env_names()
+    ran = _tox(project, "-e", ",".join(names), "--", "--quick")
+    assert ran.returncode == 0, ran.stdout[-4000:]
+    assert "misnamed" not in ran.stdout and " named " not in ran.stdout
+    reported = _tox(project, "-e", "report")
+    assert reported.returncode == 0, reported.stdout[-4000:]
+    pages = project / "results" / "gilbench"
+    assert sorted(os.path.basename(p) for p in glob.glob(
+        str(pages / "report.*"))) == ["report.html", "report.md",
+                                      "report.rst"]
+    files = sorted(glob.glob(str(pages / "py*.json"))
+                   + glob.glob(str(pages / "pypy*.json")))
+    assert sorted(os.path.basename(f)[:-5] for f in files) == sorted(names)
+    for path in files:
+        with open(path) as stream:
+            missing = json.loads(json.load(stream)["metadata"].get(
+                "gilbench_missing", "[]"))
+        failed = [m for m in missing if not m["reason"].startswith("n/a")]
+        assert failed == [], path
+
+    as_json = subprocess.run(
+        [sys.executable, "-m", "gilbench", "report", str(pages), "--format",
+         "json"], stdout=subprocess.PIPE, universal_newlines=True, check=True)
+    answers = _answers(json.loads(as_json.stdout))
+    held = answers["fastsum with the GIL held"]
+    released = answers["fastsum with the GIL released"]
+    assert len(held) == len(names), sorted(held)
+    for interpreter, cell in held.items():
+        assert cell["reason"] is None, (interpreter, cell)
+        assert released[interpreter]["reason"] is None, interpreter
+        gil_off = interpreter.endswith("t")  # not "t (GIL on)"
+        if gil_off:
+            assert cell["value"] > 0.7, (interpreter, cell)
+        else:
+            assert cell["value"] < 0.7, (interpreter, cell)
+        assert released[interpreter]["value"] > 0.7, (interpreter,
+                                                     released[interpreter])
+
+
+def test_an_env_named_for_another_interpreter_is_said_and_labelled(
+        tmp_path):
+    """A ``py313t`` env that tox resolved to this (GIL) interpreter: one
+    line at the start, ``python_misnamed`` in the file, and the report's
+    column labelled."""
+    if envnames.this_interpreter()[2]:
+        pytest.skip("this interpreter is a free-threaded build")
+    output = tmp_path / "py313t.json"
+    env = dict(os.environ, TOX_ENV_NAME="py313t")
+    ran = subprocess.run(
+        [sys.executable, "-m", "gilbench", "run", "--module",
+         os.path.join(FIXTURES, "fake_cases.py"), "--case", "fake.alpha.on*",
+         "-o", str(output), "-p", "1", "-n", "1", "-w", "0", "-l", "1"],
+        env=env, cwd=str(tmp_path), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    warned = [line for line in ran.stderr.splitlines() if "named" in line]
+    expected = ("gilbench: warning: tox env py313t and output file "
+                "py313t.json named Python 3.13t, but this is CPython %d.%d "
+                "(%s: " % (sys.version_info[:2] + (sys.executable,)))
+    assert len(warned) == 1 and warned[0].startswith(expected), ran.stderr
+    with open(str(output)) as stream:
+        metadata = json.load(stream)["metadata"]
+    assert metadata["python_misnamed"] == warned[0][len(
+        "gilbench: warning: "):]
+    shown = subprocess.run(
+        [sys.executable, "-m", "gilbench", "report", str(output), "--format",
+         "md"], stdout=subprocess.PIPE, universal_newlines=True, check=True)
+    assert "CPython %d.%d (misnamed)" % sys.version_info[:2] in shown.stdout
