@@ -25,6 +25,7 @@ from itertools import repeat
 from gilbench.api import (
     PROCESSES,
     THREADS,
+    USABLE,
     CaseSpec,
     finding,
     import_extension,
@@ -140,13 +141,16 @@ def _spec(variant, backend, make_states, module_name, driver, axis, how):
 
 CASES = [
     _spec("threads", "cython", cython_states, CYTHON_MODULE, THREADS,
-          threads(values=COUNTS, quick=QUICK_COUNTS), "Cython with nogil"),
+          threads(values=COUNTS, quick=QUICK_COUNTS, beyond=True),
+          "Cython with nogil"),
     # The same ceiling through another wrapper: 1 and 2 threads keep the
     # default run cheap (--threads names more).
     _spec("threads", "cffi", cffi_states, CFFI_MODULE, THREADS,
-          threads(values=QUICK_COUNTS, quick=QUICK_COUNTS), "cffi API mode"),
+          threads(values=QUICK_COUNTS, quick=QUICK_COUNTS, machine=False),
+          "cffi API mode"),
     _spec("processes", "cython", cython_states, CYTHON_MODULE, PROCESSES,
-          processes(values=COUNTS, quick=QUICK_COUNTS), "Cython with nogil"),
+          processes(values=COUNTS, quick=QUICK_COUNTS, beyond=True),
+          "Cython with nogil"),
 ]
 
 # What every efficiency against CEILING, and every scaling figure, reads
@@ -175,8 +179,9 @@ TABLES = [
 
 FINDINGS = [
     finding("This machine's ceiling: speedup of a perfectly parallel C "
-            "loop at 2 threads?", _THREADS_SPEEDUP,
-            at={"variant": "threads", "backend": "cython", "threads": 2}),
-    finding("... and at 2 processes?", _PROCESSES_SPEEDUP,
-            at={"variant": "processes", "processes": 2}),
+            "loop at {N} threads?", _THREADS_SPEEDUP,
+            at={"variant": "threads", "backend": "cython",
+                "threads": USABLE}),
+    finding("... and at {N} processes?", _PROCESSES_SPEEDUP,
+            at={"variant": "processes", "processes": USABLE}),
 ]

@@ -44,7 +44,7 @@ CASES = [
               Axis("method", DEFAULT_METHODS, extra=EXTRA_METHODS,
                    quick=["serial", "thread", "process-fork", "interp",
                           "interp-stdlib"]),
-              counts("workers", (1, 4), (1, 2), "workers"),
+              counts("workers", (1, 4), (1, 2), "workers", machine=True),
               Axis("phase", PHASES, quick=["warm"]),
               counts("tasks", (4,), (2,), "tasks"),
               Axis("task_ms", [20], quick=[5], unit="ms", open=True,

@@ -27,6 +27,7 @@ import threading
 
 from gilbench.api import (
     CEILING,
+    USABLE,
     CaseSpec,
     calling,
     efficiency,
@@ -124,11 +125,11 @@ _SLOWDOWN = ratio(over="variant", numerator="nogil", denominator="gil")
 
 
 def _scaling_findings(variant, question):
-    """Efficiency against the ceiling at 2 threads, then the fit."""
+    """Efficiency against the ceiling at N threads, then the fit."""
     point = {"case": "trivial", "variant": variant, "backend": "cython"}
     return [
         finding(question, efficiency(over="threads", against=CEILING),
-                at=dict(point, threads=2)),
+                at=dict(point, threads=USABLE)),
         finding("... its scalability-law fit over threads (s, k, peak)?",
                 scaling(over="threads"), at=point),
     ]
@@ -139,8 +140,8 @@ FINDINGS = [
             "slower, 1 thread (nogil/gil)?", _SLOWDOWN,
             at={"case": "trivial", "backend": "cython", "threads": 1},
             evidence="nogil/gil slowdown"),
-    finding("... and at 2 threads?", _SLOWDOWN,
-            at={"case": "trivial", "backend": "cython", "threads": 2},
+    finding("... and at {N} threads?", _SLOWDOWN,
+            at={"case": "trivial", "backend": "cython", "threads": USABLE},
             evidence="nogil/gil slowdown"),
     finding("What does a pthread mutex add to a GIL-held Cython call, "
             "1 thread (lock/trivial)?",
@@ -152,8 +153,8 @@ FINDINGS = [
             at={"case": "trivial", "variant": "nogil", "threads": 1},
             evidence="nogil/gil slowdown"),
 ] + _scaling_findings(
-    "nogil", "A GIL-released trivial Cython call at 2 threads: efficiency "
+    "nogil", "A GIL-released trivial Cython call at {N} threads: efficiency "
     "against this machine's ceiling?") + _scaling_findings(
-    "gil", "A GIL-held trivial Cython call at 2 threads: efficiency against "
+    "gil", "A GIL-held trivial Cython call at {N} threads: efficiency against "
     "the ceiling (on a free-threaded build: what reference-count "
     "contention leaves)?")

@@ -38,6 +38,7 @@ fraction from which the GRWL loses to the GIL.
 import threading
 
 from gilbench.api import (
+    USABLE,
     Axis,
     CaseSpec,
     crossover,
@@ -218,7 +219,7 @@ def group(mode, what):
         "%s; `writers` threads run only exclusive units, the others only "
         "ordinary ones" % what,
         axes=[Axis("writers", [1], unit="threads"),
-              threads(values=(2, 3), quick=(2,))],
+              threads(values=(2, 3), quick=(2,), machine=False)],
         check=_needs("cython"), exclude=_no_reader, ops_per_loop=_units)
 
 
@@ -233,7 +234,7 @@ CASES = [
          "reader-preferred global read-write lock"),
     core("grwl", "cffi", [0.01], [0.01],
          "writer-preferred global read-write lock",
-         thread_axis=threads(values=(2,), quick=(2,))),
+         thread_axis=threads(values=(2,), quick=(2,), machine=False)),
     counters_case(),
     group("grwl", "writer-preferred global read-write lock"),
     group("grwl_rp", "reader-preferred global read-write lock"),
@@ -292,9 +293,9 @@ TABLES = [
 
 _CORE = {"case": "core", "backend": "cython"}
 FINDINGS = [
-    finding("GRWL throughput over the GIL's, 2 threads, no writes?",
+    finding("GRWL throughput over the GIL's, {N} threads, no writes?",
             speedup(over="variant", baseline="gil"),
-            at=dict(_CORE, variant="grwl", write_frac=0.0, threads=2),
+            at=dict(_CORE, variant="grwl", write_frac=0.0, threads=USABLE),
             evidence="grwl / gil"),
     finding("What does the GIL cost against no lock at all, 1 thread "
             "(gil/nosync)?",
@@ -304,16 +305,16 @@ FINDINGS = [
             speedup(over="threads", baseline=2, scaled=True),
             at={"case": "groups", "variant": "grwl", "threads": 3},
             evidence="Reader/writer groups"),
-    finding("What do shared statistics counters cost, 2 threads "
+    finding("What do shared statistics counters cost, {N} threads "
             "(shared/none)?",
             ratio(over="counters", numerator="shared", denominator="none"),
-            at={"case": "counters", "threads": 2}),
+            at={"case": "counters", "threads": USABLE}),
     finding("From which write fraction does the GRWL lose to the GIL, "
-            "2 threads?",
+            "{N} threads?",
             crossover(along="write_frac", over="variant", numerator="grwl",
                       denominator="gil", fallback={"write_frac": 0.0},
                       rises=True),
-            at=dict(_CORE, threads=2), evidence="grwl / gil"),
+            at=dict(_CORE, threads=USABLE), evidence="grwl / gil"),
     finding("The GRWL without writes: scalability-law fit over threads "
             "(s, k, peak)?", scaling(over="threads"),
             at=dict(_CORE, variant="grwl", write_frac=0.0),

@@ -40,6 +40,7 @@ from itertools import repeat
 
 from gilbench.api import (
     PROCESSES,
+    USABLE,
     Axis,
     CaseSpec,
     Unavailable,
@@ -349,16 +350,16 @@ TABLES = [
 
 FINDINGS = [
     finding("From how much C work per call does releasing the GIL pay off, "
-            "2 threads?",
+            "{N} threads?",
             crossover(along="work_ns", over="variant", numerator="nogil",
                       denominator="gil", unit="ns"),
-            at={"case": "breakeven", "threads": 2}),
-    finding("Which lock is cheapest under contention, 2 threads, GIL "
+            at={"case": "breakeven", "threads": USABLE}),
+    finding("Which lock is cheapest under contention, {N} threads, GIL "
             "released?",
             best(over="kind", among=["mutex", "spin", "recursive",
                                      "pshared"]),
             at={"case": "contended", "variant": "nogil",
-                "backend": "cython", "threads": 2},
+                "backend": "cython", "threads": USABLE},
             evidence="lock/trivial factor"),
     finding("A robust mutex shared between processes: time per lock at 2 "
             "processes vs 1?",

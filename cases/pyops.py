@@ -34,6 +34,7 @@ from gilbench.api import (
     CEILING,
     HIGHEST,
     LOWEST,
+    USABLE,
     CaseSpec,
     best,
     efficiency,
@@ -47,8 +48,8 @@ from gilbench.api import (
 
 FAMILY = "pyops"
 ORDER = 12  # right after the gil family: the interpreter's own share
-# 1 and 2 threads by default (the 2-core machines this project runs on);
-# ``--threads 1,2,4,8`` for a bigger machine.
+# 1 and 2 threads, and the usable CPUs' points above them
+# (gilbench.model.axes.machine_points).
 COUNTS = (1, 2)
 QUICK_COUNTS = (1, 2)
 # Values of >= 20 ms (pyperf's default is 100 ms): operations of tens of
@@ -307,25 +308,28 @@ TABLES = [
 
 def _sharing_finding(operation, question):
     return finding(question, _SHARED_OVER_PRIVATE,
-                   at={"case": operation.__name__, "threads": 2},
+                   at={"case": operation.__name__, "threads": USABLE},
                    evidence=_SHARED_TABLE)
 
 
 FINDINGS = [
-    finding("Which Python operation scales worst at 2 threads (lowest "
+    finding("Which Python operation scales worst at {N} threads (lowest "
             "efficiency against the ceiling)?",
             best(over="case", of=_EFFICIENCY, pick=LOWEST,
                  among=_SCALING_CASES),
-            at={"variant": PRIVATE, "threads": 2}, evidence=_PER_OPERATION),
+            at={"variant": PRIVATE, "threads": USABLE},
+            evidence=_PER_OPERATION),
     finding("... and which scales best?",
             best(over="case", of=_EFFICIENCY, pick=HIGHEST,
                  among=_SCALING_CASES),
-            at={"variant": PRIVATE, "threads": 2}, evidence=_PER_OPERATION),
-    _sharing_finding(dict_item, "One dict written by 2 threads against "
+            at={"variant": PRIVATE, "threads": USABLE},
+            evidence=_PER_OPERATION),
+    _sharing_finding(dict_item, "One dict written by {N} threads against "
                      "one each: how much slower (shared/private)?"),
-    _sharing_finding(list_append, "... one list appended to by 2 threads?"),
+    _sharing_finding(list_append, "... one list appended to by {N} "
+                     "threads?"),
     _sharing_finding(attribute, "... one instance's attribute written by "
-                     "2 threads?"),
-    _sharing_finding(counter, "... one itertools.count advanced by 2 "
+                     "{N} threads?"),
+    _sharing_finding(counter, "... one itertools.count advanced by {N} "
                      "threads?"),
 ]

@@ -27,7 +27,7 @@ from gilbench.model.casehelpers import (
     perf_counter,
 )
 from gilbench.model.drivers import CUSTOM, PROCESSES, THREADS
-from gilbench.model.findings import finding
+from gilbench.model.findings import USABLE, finding
 from gilbench.model.registry import CaseSpec, Unavailable
 from gilbench.model.tables import (
     CEILING,
@@ -52,7 +52,8 @@ __all__ = [
     "worker_index", "die_with_parent",
     "THREADS", "PROCESSES", "CUSTOM", "counts", "threads", "processes",
     "table", "value", "ratio", "speedup", "throughput", "crossover",
-    "recorded", "best", "LOWEST", "HIGHEST", "finding", "efficiency",
+    "recorded", "best", "LOWEST", "HIGHEST", "finding", "USABLE",
+    "efficiency",
     "scaling", "IDEAL", "CEILING", "reference", "import_extension", "needs",
     "perf_counter", "calling",
     # What the built-in families use to start processes and pools of

@@ -95,11 +95,11 @@ def unbuilt_package(destination):
     return destination
 
 
-def run_module(module, args, timeout=150, python=sys.executable):
+def run_module(module, args, timeout=150, python=sys.executable, env=None):
     """``python -m module args...`` from the project root; a Completed."""
     args = [str(a) for a in args]
     process = subprocess.run(
-        [python, "-m", module] + args, cwd=ROOT,
+        [python, "-m", module] + args, cwd=ROOT, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         universal_newlines=True, timeout=timeout)
     return Completed([module] + args, process.returncode, process.stdout,

@@ -6,6 +6,7 @@ import time
 import psutil
 
 from gilbench.measure import gilguard
+from gilbench.model import machine
 
 _process = [None]
 
@@ -31,19 +32,11 @@ def process_cpu_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
-def cpu_affinity():
-    """CPUs this process may run on, else all of the machine's."""
-    try:
-        return sorted(this_process().cpu_affinity())
-    except (AttributeError, NotImplementedError, psutil.Error):
-        return list(range(psutil.cpu_count() or 1))
-
-
 def process_facts():
     """Metadata for every run: GIL state and the CPUs the run could use."""
-    cpus = cpu_affinity()
+    cpus = machine.affinity()
     facts = gilguard.state()
-    facts["cpus_usable"] = len(cpus)
+    facts["cpus_usable"] = machine.usable(cpus, machine.quota())
     facts["cpu_affinity_effective"] = ",".join(str(cpu) for cpu in cpus)
     return facts
 

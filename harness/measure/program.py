@@ -38,7 +38,7 @@ from gilbench.measure import (
     record,
     timers,
 )
-from gilbench.model import drivers, registry
+from gilbench.model import drivers, machine, registry
 
 # pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
 # these keep the default run of all families to minutes per interpreter
@@ -178,7 +178,7 @@ class TimeFunction(object):
 
     def _set_up(self):
         args, bench = self.runner.args, self.bench
-        self.cpus = metrics.cpu_affinity()  # before any thread is pinned
+        self.cpus = machine.affinity()  # before any thread is pinned
         pin = pinning.Pinning(self.cpus) if args.pin_threads else None
         pinning.set_current(pin)
         prepared = bench.spec.prepare(dict(bench.params))

@@ -10,6 +10,7 @@ import math
 import re
 
 from gilbench.errors import UsageError
+from gilbench.model.machine import planned as planned_cpus
 
 # Values appear in benchmark names and metadata: keep them plain.
 _STRING_VALUE = re.compile(r"^[A-Za-z0-9_.+-]+$")
@@ -147,20 +148,53 @@ class Axis(object):
 _A = {int: "a whole number", float: "a number", str: "a word"}
 
 
-def counts(name, values, quick, unit):
-    """An open axis of positive counts (threads, processes, workers)."""
+def counts(name, values, quick, unit, machine=False, beyond=False):
+    """An open axis of positive counts (threads, processes, workers).
+
+    ``machine``: a question "up to N" -- the declared values, and the
+    points :func:`machine_points` adds for the usable CPUs (``beyond``:
+    and one more, where oversubscription is part of the question)."""
+    if machine:
+        values, quick = machine_counts(values, quick, planned_cpus(), beyond)
     return Axis(name, values, quick=quick, unit=unit, open=True, minimum=1,
                 maximum=MAX_COUNT)
 
 
-def threads(values=(1, 2, 3, 4, 5), quick=(1, 2)):
-    """The thread-count axis; 1-5 is the range of the C-extension cache
-    notes the gil family reproduces."""
-    return counts("threads", values, quick, "threads")
+def machine_points(cpus):
+    """The counts a question "up to N" reads on ``cpus`` usable CPUs: 1,
+    2 and, toward the top where contention shows, a quarter, half and all
+    of them; above 16 CPUs a quarter and all, so that a 64-CPU plan takes
+    at most about twice a 2-CPU one (docs/reading.rst)."""
+    top = (cpus // 4, cpus) if cpus > 16 else (cpus // 4, cpus // 2, cpus)
+    return sorted(set(c for c in (1, 2) + top if 1 <= c <= cpus))
 
 
-def processes(values=(1, 2, 3, 4), quick=(1, 2)):
-    return counts("processes", values, quick, "processes")
+def machine_counts(values, quick, cpus, beyond=False):
+    """(values, quick) of a count axis on ``cpus`` usable CPUs: the
+    declared ones (a seed's range, what a 2-CPU machine ran), plus the
+    machine's points above them (and ``cpus`` + 1 when ``beyond``);
+    ``quick`` gains the usable count.  On 2 CPUs nothing changes for a
+    declared range reaching 2 (3 with ``beyond``)."""
+    values, quick = list(values), list(quick)
+    top = max(values)
+    added = [c for c in machine_points(cpus) if c > top]
+    if beyond and cpus + 1 > top:
+        added.append(cpus + 1)
+    if cpus > max(quick + values):
+        quick.append(cpus)
+    return values + added, quick
+
+
+def threads(values=(1, 2, 3, 4, 5), quick=(1, 2), machine=True,
+            beyond=False):
+    """The thread-count axis: 1-5 (the range of the C-extension cache notes
+    the gil family reproduces), and the usable CPUs' points above them."""
+    return counts("threads", values, quick, "threads", machine, beyond)
+
+
+def processes(values=(1, 2, 3, 4), quick=(1, 2), machine=True,
+              beyond=False):
+    return counts("processes", values, quick, "processes", machine, beyond)
 
 
 def format_value(value):

@@ -18,9 +18,10 @@ mean over families.  Nothing here names an interpreter or a family, so
 a 3.14t file pairs with 3.14t (GIL on) and 3.14 the day they are run.
 (Data only; gilbench.report.tables.builds computes them.)
 """
+from gilbench.model.findings import USABLE
 
 GIL_ON, DEFAULT = "gil-on", "default"
-ONE, USABLE = "one", "usable"  # threads=1; threads=the usable CPUs
+ONE = "one"  # threads=1; USABLE: threads=the usable CPUs
 
 # key: (its name, as a table title says it, how it is found)
 TWINS = {

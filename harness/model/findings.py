@@ -13,10 +13,20 @@ and the point ``at`` which to compute it, e.g. ``{"case": "trivial", "threads":
 ``at`` leaves out must have one value among the benchmarks it selects
 (else the answer is "n/a: ambiguous").  Comparing interpreters is what
 the findings table's columns do, so ``at`` never names the interpreter.
+
+A question "at N", N the usable CPUs, gives a count axis the value
+``USABLE`` in ``at`` and may say ``{N}`` in its words: each column reads
+the count its run was planned for (``gilbench.model.machine.planned``,
+recorded as ``gilbench_planned_cpus``), and the question reads "at 2
+threads" where every column's N is 2, "at N threads" with each column's
+N in its header otherwise.
 """
 from gilbench.errors import UsageError
 from gilbench.model.resultformat import CELL_KINDS, INTERPRETER
 from gilbench.model.tables import cell_dimensions
+
+USABLE = "usable"  # in ``at``: the count the run was planned for
+N_PLACE = "{N}"  # in a question: that count
 
 
 def finding(question, cell, at=None, evidence=None, oversubscribed=False):
@@ -30,6 +40,9 @@ def finding(question, cell, at=None, evidence=None, oversubscribed=False):
     question.
     """
     at = dict(at or {})
+    if N_PLACE in question and USABLE not in at.values():
+        raise UsageError("finding %r: a question saying %s reads a count "
+                         "at USABLE" % (question, N_PLACE))
     if not isinstance(cell, dict) or cell.get("kind") not in CELL_KINDS:
         raise UsageError("finding %r: cell must be one of %s"
                          % (question, ", ".join(CELL_KINDS)))

@@ -73,6 +73,9 @@ install wrote), ``python_optimizations`` ("PGO, LTO", "none", ...) and
 Where the tox env (``TOX_ENV_NAME``) or the file's name names another
 interpreter than the one that ran (a ``py313t`` env tox resolved to 3.11),
 every benchmark carries ``python_misnamed``: one line saying how.
+``gilbench_planned_cpus`` (int) is the usable CPU count the run's plan was
+made for (``GILBENCH_PLAN_CPUS``, else the machine's): a finding "at N
+threads" reads that N.
 
 A benchmark's child program writes its family's ``gilbench_tables``,
 ``gilbench_findings``, ``gilbench_order`` and ``gilbench_reference``
@@ -107,6 +110,9 @@ DECLARATION_KEYS = (TABLES_KEY, FINDINGS_KEY, ORDER_KEY, REFERENCE_KEY)
 RUN_KEY = "gilbench_run"
 # How the interpreter was built (gilbench.measure.buildinfo), stored once.
 BUILD_KEYS = ("python_origin", "python_optimizations", "python_libc")
+# The usable CPUs the run was planned for (gilbench.model.machine.planned):
+# the N of a finding "at N threads".
+PLANNED_CPUS_KEY = "gilbench_planned_cpus"
 # How the interpreter is not what its tox env or the file's name says.
 MISNAMED_KEY = "python_misnamed"
 # A run added later by ``gilbench extend`` carries it (int 1).

@@ -86,6 +86,9 @@ def run_parser():
     runoptions.add_run_options(
         parser, "result JSON (default: results/<python>.json); replaced "
         "only when the run wrote something")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the plan (per family: benchmarks, "
+                        "counts, estimated time) and run nothing")
     return parser
 
 

@@ -4,11 +4,14 @@ The JSON (``--json``) is for tools and tests; its shape is stable: a
 ``gilbench_format`` number and a ``cases`` list, each case with its name
 parts, driver, description, what a value means, its axes (type, default
 and quick values, unit, log, open), how many benchmarks the selection
-makes of it, and which of them cannot run here and why.
+makes of it, and which of them cannot run here and why; and a ``plan``:
+the usable CPUs it is made for, per family its benchmarks, counts and
+estimated seconds, and the total (gilbench.runner.plan).
 """
 import json
 
 from gilbench.model import registry, resultformat
+from gilbench.runner import plan
 from gilbench.runner.run import availability
 
 
@@ -58,17 +61,19 @@ def _status(entry):
 
 
 def format_cases(args):
-    """Lines to print: the JSON document, or one line per case."""
+    """Lines to print: the JSON document, or one line per case and the
+    plan (gilbench.runner.plan)."""
     benchmarks = _selected(args)
     entries = _case_entries(benchmarks)
+    made = plan.make(benchmarks, availability(benchmarks), args, [])
     if args.json:
         return [json.dumps({resultformat.FORMAT_KEY:
-                            resultformat.FORMAT_VERSION, "cases": entries},
-                           indent=2, sort_keys=True)]
+                            resultformat.FORMAT_VERSION, "cases": entries,
+                            "plan": made}, indent=2, sort_keys=True)]
     specs = registry.unique_specs(benchmarks)
     width = max([len(spec.base_name) for spec in specs] + [4])
     return ["%-*s  %s  [%s]  %s  %s" % (
         width, spec.base_name, spec.driver,
         " ".join(_axis_text(a, benchmarks, spec) for a in spec.axes),
         _status(entry), spec.description)
-        for spec, entry in zip(specs, entries)]
+        for spec, entry in zip(specs, entries)] + plan.lines(made)

@@ -21,7 +21,7 @@ import pyperf
 from gilbench import atomicfile
 from gilbench.errors import UsageError
 from gilbench.measure import buildinfo, gilguard
-from gilbench.model import envnames
+from gilbench.model import envnames, machine
 from gilbench.model.resultformat import (
     BUILD_KEYS,
     CASE_KEYS,
@@ -32,6 +32,7 @@ from gilbench.model.resultformat import (
     MEANS_KEY,
     MISNAMED_KEY,
     MISSING_KEY,
+    PLANNED_CPUS_KEY,
     RUN_KEY,
     case_id,
 )
@@ -159,6 +160,7 @@ def merge(bench_files, missing, output, made=None):
         return 0
     benchmarks, missing = declared_once(benchmarks, missing)
     common = buildinfo.facts()
+    common[PLANNED_CPUS_KEY] = machine.planned()
     misnamed = envnames.misnamed(output)
     if misnamed:
         common[MISNAMED_KEY] = misnamed
@@ -209,6 +211,6 @@ def _shared(suite):
     """The keys a merged file stores once, as its first run has them."""
     first = suite.get_benchmarks()[0].get_runs()[0].get_metadata()
     return dict((key, first[key]) for key in
-                (DECLARATIONS_KEY, MISSING_KEY, MISNAMED_KEY, RUN_KEY)
-                + BUILD_KEYS
+                (DECLARATIONS_KEY, MISSING_KEY, MISNAMED_KEY, RUN_KEY,
+                 PLANNED_CPUS_KEY) + BUILD_KEYS
                 if key in first)

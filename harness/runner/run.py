@@ -22,6 +22,7 @@ from gilbench.runner import (
     child,
     earlier_result,
     journal,
+    plan,
     progress,
     remeasure,
     results,
@@ -93,6 +94,11 @@ def run(args, pyperf_options):
     selection = registry.Selection(quick=args.quick, params=args.params)
     benchmarks = registry.load(args.module, selection, args.case)
     program.check_pyperf_options(pyperf_options)
+    if getattr(args, "dry_run", False):
+        for line in plan.lines(plan.make(benchmarks, availability(benchmarks),
+                                         args, pyperf_options)):
+            print(line)
+        return 0
     args.calibrated = {}
     if args.loops_from:
         args.calibrated, why = earlier_result.loops_from(args.loops_from)

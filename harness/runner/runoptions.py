@@ -80,5 +80,6 @@ def check_run_options(args):
         raise UsageError("--resume and --restart exclude each other")
     if args.pin_threads is None:
         # Here, not at the top: psutil and the registry only for a run.
-        from gilbench.measure import metrics, pinning
-        args.pin_threads = pinning.pin_by_default(metrics.cpu_affinity())
+        from gilbench.measure import pinning
+        from gilbench.model import machine
+        args.pin_threads = pinning.pin_by_default(machine.affinity())

@@ -26,8 +26,7 @@ import sys
 import tempfile
 
 from gilbench.errors import OneLineErrorParser, UsageError
-from gilbench.measure import metrics
-from gilbench.model import axes, registry, timeitspec
+from gilbench.model import axes, machine, registry, timeitspec
 from gilbench.model import resultformat as fmt
 from gilbench.runner import child, results, run, runoptions, timeitmany
 
@@ -62,7 +61,8 @@ def parser():
                         "digits, _ and -; default: %(default)s)")
     parser.add_argument("--threads", metavar="SPEC",
                         help="thread counts, e.g. 1,2,4 or 1-8 (default: "
-                        "1 up to the usable CPUs, and one more)")
+                        "1, 2, a quarter, half and all of the usable CPUs, "
+                        "and one more)")
     parser.add_argument("--processes", metavar="SPEC",
                         help="also run the statement in worker processes "
                         "at these counts")
@@ -104,8 +104,9 @@ def pyperf_options(args, extra):
 
 
 def default_counts():
-    """1 up to the usable CPUs, and one oversubscribed count."""
-    return list(range(1, len(metrics.cpu_affinity()) + 2))
+    """1, the usable CPUs' points (axes.machine_points), and one
+    oversubscribed count: 1, 2, 3 on 2 CPUs."""
+    return axes.machine_counts((1,), (1,), machine.planned(), beyond=True)[0]
 
 
 def counts(axis, text, default):

@@ -11,7 +11,8 @@ import pyperf
 import pytest
 from helpers import FIXTURES, run_harness
 
-from gilbench.measure import foreign, metrics
+from gilbench.measure import foreign
+from gilbench.model import machine
 
 CASES = os.path.join(FIXTURES, "worker_start_cases.py")
 HOG = "import time\nend = time.time() + 120\nwhile time.time() < end: pass\n"
@@ -22,7 +23,7 @@ needs_proc_stat = pytest.mark.skipif(
 
 @needs_proc_stat
 def test_the_busy_time_of_the_cpus_grows_with_work():
-    cpus = metrics.cpu_affinity()
+    cpus = machine.affinity()
     clock = foreign.ForeignClock(cpus)
     before = foreign.busy_seconds(cpus)
     total = 0
@@ -44,7 +45,7 @@ def test_a_share_is_told_only_over_windows_long_enough():
 @needs_proc_stat
 def test_a_cpu_hog_beside_a_run_is_recorded_and_flagged(tmp_path):
     hogs = [subprocess.Popen([sys.executable, "-c", HOG])
-            for _ in metrics.cpu_affinity()]
+            for _ in machine.affinity()]
     try:
         output = tmp_path / "busy.json"
         made = run_harness("run", "-o", output, "--module", CASES,

@@ -7,6 +7,7 @@ import threading
 import pytest
 from helpers import drive
 
+from gilbench.api import USABLE
 from gilbench.cases import pyops
 from gilbench.measure.workerindex import set_index
 
@@ -78,4 +79,4 @@ def test_declarations_ask_for_efficiency_and_sharing():
     sharing = [f for f in pyops.FINDINGS if f["cell"]["kind"] == "ratio"]
     assert sorted(f["at"]["case"] for f in sharing) == sorted(
         pyops._SHARING_CASES)
-    assert all(f["at"]["threads"] == 2 for f in sharing)
+    assert all(f["at"]["threads"] == USABLE for f in sharing)

@@ -255,7 +255,8 @@ def load_result(path):
                       references=_references(path, metas),
                       facts=_facts(run_meta, benchmarks),
                       host=str(run_meta.get("hostname", "")),
-                      executable=str(run_meta.get("python_executable", "")))
+                      executable=str(run_meta.get("python_executable", "")),
+                      planned_cpus=_planned_cpus(run_meta, records))
 
 
 def _first_run_metadata(benchmarks):
@@ -281,6 +282,16 @@ def _pinning(run_meta, benchmarks):
         parts.append("--pin-threads" + (" (package:core %s)" % cores
                                         if cores else ""))
     return ", ".join(parts) or "no"
+
+
+def _planned_cpus(run_meta, records):
+    """The usable CPUs the run was planned for; a file from before that
+    was recorded, its fewest usable CPUs (what it was planned for)."""
+    planned = run_meta.get(fmt.PLANNED_CPUS_KEY)
+    if planned is not None:
+        return int(planned)
+    usable = [r.cpus_usable for r in records if r.cpus_usable]
+    return min(usable) if usable else None
 
 
 def _facts(run_meta, benchmarks):

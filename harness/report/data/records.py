@@ -78,6 +78,8 @@ class ResultFile:
     facts: dict = field(default_factory=dict)  # for the Runs table
     host: str = ""  # pyperf's hostname metadata ("" when absent)
     executable: str = ""  # the interpreter that measured it
+    # The usable CPUs its run was planned for: a finding's N.
+    planned_cpus: int | None = None
 
 
 @dataclass(frozen=True)

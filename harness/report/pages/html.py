@@ -262,7 +262,7 @@ def findings_table(found, page_sections):
     return HtmlTable(anchor="findings", title=questions.TITLE,
                      note=one_line(questions.INTRO),
                      header=["Question"] + [one_line(i)
-                                            for i in found.interpreters],
+                                            for i in found.headers],
                      rows=rows, reasons=reasons)
 
 

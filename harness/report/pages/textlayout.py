@@ -147,7 +147,7 @@ def findings_as_text(found, escape, width=WIDTH):
             number, finding.family, finding.question)), width))
         rows.append([records.label("Q%d" % number)] + finding.answers)
     short, reasons = layout.numbered(rows)
-    table = TextTable("", "", [escape(h) for h in ["Q"] + found.interpreters],
+    table = TextTable("", "", [escape(h) for h in ["Q"] + found.headers],
                       [[escape(cell.display) for cell in row]
                        for row in short],
                       [wrap(escape(r), width, "  ") for r in reasons])
@@ -165,7 +165,7 @@ def _findings_full_width(found, escape):
         rows.append([records.label(first), records.label(finding.question)]
                     + finding.answers)
     short, reasons = layout.numbered(rows)
-    header = ["Family", "Question"] + found.interpreters
+    header = ["Family", "Question"] + found.headers
     return TextFindings(escape(questions.INTRO), [], [TextTable(
         "", "", [escape(h) for h in header],
         [[escape(cell.display) for cell in row] for row in short],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from gilbench.model.findings import N_PLACE, USABLE
 from gilbench.model.resultformat import EXTENDED_KEY, INTERPRETER
 from gilbench.report import kinds
 from gilbench.report.data.lookup import Lookup, Recording
@@ -39,10 +40,41 @@ class Finding:
 class FindingsTable:
     interpreters: list
     rows: list = field(default_factory=list)  # Findings
+    # Each column's N (the usable CPUs its run was planned for) where the
+    # columns' differ, else None: the questions then say "at N".
+    counts: list | None = None
 
     @property
     def count(self):
         return len(self.rows)
+
+    @property
+    def headers(self):
+        """The column headers: the interpreters, with each one's N when
+        the columns' Ns differ."""
+        if self.counts is None:
+            return list(self.interpreters)
+        return ["%s (N=%s)" % (label, "?" if n is None else n)
+                for label, n in zip(self.interpreters, self.counts)]
+
+
+def asked(question, counts):
+    """``question`` with its {N} as the columns' one N, else "N"."""
+    shared = set(counts)
+    said = str(shared.pop()) if len(shared) == 1 and None not in counts \
+        else "N"
+    return question.replace(N_PLACE, said)
+
+
+def resolved(at, planned):
+    """``at`` with USABLE as ``planned`` (the file's N); None when a count
+    is USABLE and the file says no N."""
+    if USABLE not in at.values():
+        return at
+    if planned is None:
+        return None
+    return {dim: planned if value == USABLE else value
+            for dim, value in at.items()}
 
 
 def point(kind, at, records):
@@ -68,12 +100,16 @@ def point(kind, at, records):
     return dims, None
 
 
-def answer(kind, declaration, records, lookup, interpreter):
+def answer(kind, declaration, records, lookup, interpreter, planned=None):
     """One finding's Cell for one result file's records of its family
-    (``lookup`` finds among them), computed by ``kind`` near its point."""
+    (``lookup`` finds among them), computed by ``kind`` near its point;
+    ``planned``: the file's N, for a count at USABLE."""
     if not records:
         return cells.missing(cells.NOT_RUN)
-    dims, reason = point(kind, declaration["at"], records)
+    at = resolved(declaration["at"], planned)
+    if at is None:
+        return cells.missing("n/a: the file says no usable CPU count")
+    dims, reason = point(kind, at, records)
     if dims is None:
         return cells.missing(reason)
     if not declaration.get("oversubscribed"):
@@ -130,7 +166,9 @@ def declared(results):
 
 def findings_table(results, families):
     """The FindingsTable of ``results``, families in ``families`` order."""
-    table = FindingsTable([r.interpreter for r in results])
+    planned = [r.planned_cpus for r in results]
+    table = FindingsTable([r.interpreter for r in results],
+                          counts=None if len(set(planned)) == 1 else planned)
     found = declared(results)
     reads = []  # what the answer being computed reads
     ceiling = pivot.ceiling_lookup(results)
@@ -148,12 +186,12 @@ def findings_table(results, families):
             for records, lookup, result in zip(per_file, lookups, results):
                 del reads[:]
                 found_cell = answer(kind, declaration, records, lookup,
-                                    result.interpreter)
+                                    result.interpreter, result.planned_cpus)
                 answers.append(_with_processes(
                     replace(found_cell, read=tuple(reads))))
             table.rows.append(Finding(
-                family, declaration["question"], declaration, answers,
-                evidence_title(declaration, tables)))
+                family, asked(declaration["question"], planned), declaration,
+                answers, evidence_title(declaration, tables)))
     for declaration, answers, evidence in builds.findings(results,
                                                           families):
         table.rows.append(Finding(builds.FAMILY, declaration["question"],
