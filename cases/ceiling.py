@@ -141,15 +141,17 @@ def _spec(variant, backend, make_states, module_name, driver, axis, how):
 
 CASES = [
     _spec("threads", "cython", cython_states, CYTHON_MODULE, THREADS,
-          threads(values=COUNTS, quick=QUICK_COUNTS, beyond=True),
+          threads(values=COUNTS, quick=QUICK_COUNTS, machine=True,
+                  beyond=True),
           "Cython with nogil"),
     # The same ceiling through another wrapper: 1 and 2 threads keep the
     # default run cheap (--threads names more).
     _spec("threads", "cffi", cffi_states, CFFI_MODULE, THREADS,
-          threads(values=QUICK_COUNTS, quick=QUICK_COUNTS, machine=False),
+          threads(values=QUICK_COUNTS, quick=QUICK_COUNTS),
           "cffi API mode"),
     _spec("processes", "cython", cython_states, CYTHON_MODULE, PROCESSES,
-          processes(values=COUNTS, quick=QUICK_COUNTS, beyond=True),
+          processes(values=COUNTS, quick=QUICK_COUNTS, machine=True,
+                    beyond=True),
           "Cython with nogil"),
 ]
 

@@ -196,7 +196,8 @@ def core(mode, backend, fractions, quick, what, thread_axis=None):
         "%s; every thread runs the same mix of units (%s)" % (what, backend),
         axes=[write_frac(fractions, quick),
               # 3 threads runs with --param threads=1-4.
-              thread_axis or threads(values=(1, 2, 4), quick=(1, 2))],
+              thread_axis or threads(values=(1, 2, 4), quick=(1, 2),
+                                     machine=True)],
         check=_needs(backend), ops_per_loop=_units)
 
 
@@ -208,7 +209,7 @@ def counters_case():
         "on one cache line; flushed: per thread, flushed every 1024 units)",
         axes=[Axis("counters", ["none", "shared", "flushed"],
                    quick=["none", "shared"]),
-              threads(values=(1, 2), quick=(1, 2))],
+              threads(values=(1, 2), quick=(1, 2), machine=True)],
         check=_needs("cython"), ops_per_loop=_units)
 
 
@@ -219,7 +220,7 @@ def group(mode, what):
         "%s; `writers` threads run only exclusive units, the others only "
         "ordinary ones" % what,
         axes=[Axis("writers", [1], unit="threads"),
-              threads(values=(2, 3), quick=(2,), machine=False)],
+              threads(values=(2, 3), quick=(2,))],
         check=_needs("cython"), exclude=_no_reader, ops_per_loop=_units)
 
 
@@ -234,7 +235,7 @@ CASES = [
          "reader-preferred global read-write lock"),
     core("grwl", "cffi", [0.01], [0.01],
          "writer-preferred global read-write lock",
-         thread_axis=threads(values=(2,), quick=(2,), machine=False)),
+         thread_axis=threads(values=(2,), quick=(2,))),
     counters_case(),
     group("grwl", "writer-preferred global read-write lock"),
     group("grwl_rp", "reader-preferred global read-write lock"),

@@ -216,7 +216,7 @@ def breakeven_call(variant):
 
 
 def _thread_axis(values=THREAD_COUNTS, quick=(1, 2)):
-    return threads(values=values, quick=quick)
+    return threads(values=values, quick=quick, machine=True)
 
 
 def _held(variant):
@@ -293,7 +293,7 @@ CASES = [
              "GIL held (each process has its own)",
              driver=PROCESSES,
              axes=[Axis("kind", ["pshared", "spin"], quick=["pshared"]),
-                   processes(values=(1, 2, 4), quick=(1, 2))],
+                   processes(values=(1, 2, 4), quick=(1, 2), machine=True)],
              check=needs(CYTHON_MODULE), before_fork=_calibrate_once),
     breakeven("gil"),
     breakeven("nogil"),

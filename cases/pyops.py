@@ -261,7 +261,7 @@ SCALING = [list_method, c_function, float_math, generator, py_method,
            py_function, module_function, str_constant, tuple_constant,
            new_object, new_closure, new_dict, thread_local]
 SHARING = [dict_item, list_append, attribute, counter]
-_AXES = [threads(values=COUNTS, quick=QUICK_COUNTS)]
+_AXES = [threads(values=COUNTS, quick=QUICK_COUNTS, machine=True)]
 
 
 def _spec(operation, variant, what):

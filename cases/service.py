@@ -114,7 +114,7 @@ def _inprocess_spec(backend, values, quick):
     return CaseSpec(
         FAMILY, "inprocess", "shared", backend, inprocess(backend),
         "ids from one %s generator shared by N threads" % backend,
-        axes=[threads(values, quick, machine=False)],
+        axes=[threads(values, quick)],
         value_means="wall seconds per loop; in one loop each of the "
         "`threads` threads takes %d ids from one shared generator, all "
         "started together, timed until the last one finishes"

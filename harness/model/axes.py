@@ -152,7 +152,7 @@ def counts(name, values, quick, unit, machine=False, beyond=False):
     """An open axis of positive counts (threads, processes, workers).
 
     ``machine``: a question "up to N" -- the declared values, and the
-    points :func:`machine_points` adds for the usable CPUs (``beyond``:
+    points ``machine_points`` adds for the usable CPUs (``beyond``:
     and one more, where oversubscription is part of the question)."""
     if machine:
         values, quick = machine_counts(values, quick, planned_cpus(), beyond)
@@ -185,16 +185,20 @@ def machine_counts(values, quick, cpus, beyond=False):
     return values + added, quick
 
 
-def threads(values=(1, 2, 3, 4, 5), quick=(1, 2), machine=True,
-            beyond=False):
-    """The thread-count axis: 1-5 (the range of the C-extension cache notes
-    the gil family reproduces), and the usable CPUs' points above them."""
-    return counts("threads", values, quick, "threads", machine, beyond)
+def threads(values=None, quick=(1, 2), machine=None, beyond=False):
+    """The thread-count axis.  By default 1-5 (the range of the C-extension
+    cache notes the gil family reproduces) and the usable CPUs' points
+    above them; declared ``values`` are kept exactly unless ``machine``."""
+    return counts("threads", (1, 2, 3, 4, 5) if values is None else values,
+                  quick, "threads", values is None if machine is None
+                  else machine, beyond)
 
 
-def processes(values=(1, 2, 3, 4), quick=(1, 2), machine=True,
-              beyond=False):
-    return counts("processes", values, quick, "processes", machine, beyond)
+def processes(values=None, quick=(1, 2), machine=None, beyond=False):
+    """The process-count axis: as :func:`threads`, by default 1-4."""
+    return counts("processes", (1, 2, 3, 4) if values is None else values,
+                  quick, "processes", values is None if machine is None
+                  else machine, beyond)
 
 
 def format_value(value):

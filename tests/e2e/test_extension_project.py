@@ -66,8 +66,11 @@ def _tox_command():
 
 
 def _tox(project, *args):
-    env = dict(os.environ, GILBENCH_SOURCE=ROOT, GILBENCH_REFINE_BUDGET="20")
-    env.pop("TOX_ENV_NAME", None)  # the tests' own env, when run by tox
+    # Not the tox running these tests: its TOX_* variables (TOX_WORK_DIR,
+    # TOX_ENV_NAME) would configure the user's tox too.
+    env = dict((name, value) for name, value in os.environ.items()
+               if not name.startswith("TOX_") and name != "VIRTUAL_ENV")
+    env.update(GILBENCH_SOURCE=ROOT, GILBENCH_REFINE_BUDGET="20")
     return subprocess.run(
         _tox_command() + ["-c", "tox-gilbench.ini"] + list(args),
         cwd=str(project), env=env, stdout=subprocess.PIPE,

@@ -160,7 +160,9 @@ def test_list_run_report_compare_from_another_directory(installed, tmp_path):
         [os.path.join(installed, "python"), "-m", "gilbench", "list"],
         cwd=str(tmp_path), stdout=subprocess.PIPE, universal_newlines=True)
     assert module.returncode == 0
-    assert module.stdout.count("\n") == len(cases)
+    listed = module.stdout.split("\nplan for ")  # a line per case, the plan
+    assert listed[0].count("\n") + 1 == len(cases)
+    assert listed[1].splitlines()[-1].startswith("  total: about ")
 
 
 def test_a_dotted_case_module_resolves_from_the_working_directory(
