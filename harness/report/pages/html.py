@@ -73,6 +73,8 @@ class HtmlTable:
     header: list
     rows: list  # lists of HtmlCells
     reasons: list = field(default_factory=list)  # numbered notes
+    # The findings': questions n/a in every column, one line each.
+    unanswered: list = field(default_factory=list)
 
 
 @dataclass
@@ -245,11 +247,12 @@ def findings_table(found, page_sections):
     is its evidence."""
     if not found or not found.rows:
         return None
+    shown, unanswered = questions.folded(found)
     anchors = _evidence_anchors(page_sections)
     answers, reasons = html_rows([[label(f.question)] + f.answers
-                                  for f in found.rows], shaded=False)
+                                  for f in shown], shaded=False)
     rows, family = [], None
-    for finding, cells_ in zip(found.rows, answers):
+    for finding, cells_ in zip(shown, answers):
         if finding.family != family:
             family = finding.family
             rows.append(("family", one_line(family)))
@@ -263,7 +266,8 @@ def findings_table(found, page_sections):
                      note=one_line(questions.INTRO),
                      header=["Question"] + [one_line(i)
                                             for i in found.headers],
-                     rows=rows, reasons=reasons)
+                     rows=rows, reasons=reasons,
+                     unanswered=[one_line(line) for line in unanswered])
 
 
 def docs_links(page_sections, docs_url):
@@ -293,6 +297,7 @@ def page(environment, title, intro, tables, plot_tables=True, found=None,
         sections=page_sections,
         legend=cells.LEGEND, shade_legend=SHADE_LEGEND,
         omitted_heading=layout.OMITTED_HEADING,
+        unanswered_title=questions.UNANSWERED_TITLE,
         shades=[(css, text) for css, _, _, text in SHADES],
         answer_legend=ANSWER_LEGEND,
         figure_css=Markup(figure_css))

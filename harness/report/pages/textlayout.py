@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gilbench.report.data import records
 from gilbench.report.tables import layout, questions
@@ -136,13 +136,21 @@ class TextFindings:
     note: str
     questions: list
     tables: list
+    # "family: question -- reasons" of the questions n/a in every column,
+    # as list items under questions.UNANSWERED_TITLE.
+    unanswered: list = ()
+    unanswered_title: str = questions.UNANSWERED_TITLE
 
 
 def findings_as_text(found, escape, width=WIDTH):
+    shown, unanswered = questions.folded(found)
+    unanswered = [wrap("- " + escape(line), width, "  ")
+                  for line in unanswered]
     if not width:
-        return _findings_full_width(found, escape)
+        return replace(_findings_full_width(found, shown, escape),
+                       unanswered=unanswered)
     asked, rows = [], []
-    for number, finding in enumerate(found.rows, 1):
+    for number, finding in enumerate(shown, 1):
         asked.append(wrap(escape("Q%d (%s): %s" % (
             number, finding.family, finding.question)), width))
         rows.append([records.label("Q%d" % number)] + finding.answers)
@@ -152,14 +160,14 @@ def findings_as_text(found, escape, width=WIDTH):
                        for row in short],
                       [wrap(escape(r), width, "  ") for r in reasons])
     return TextFindings(wrap(escape(questions.INTRO), width), asked,
-                        table.parts(width))
+                        table.parts(width) if rows else [], unanswered)
 
 
-def _findings_full_width(found, escape):
+def _findings_full_width(found, shown, escape):
     """One table: family (on its first row only), question, an answer per
-    interpreter."""
+    interpreter, for the ``shown`` rows."""
     rows, family = [], None
-    for finding in found.rows:
+    for finding in shown:
         first = finding.family if finding.family != family else ""
         family = finding.family
         rows.append([records.label(first), records.label(finding.question)]
@@ -169,7 +177,7 @@ def _findings_full_width(found, escape):
     return TextFindings(escape(questions.INTRO), [], [TextTable(
         "", "", [escape(h) for h in header],
         [[escape(cell.display) for cell in row] for row in short],
-        [escape(r) for r in reasons])])
+        [escape(r) for r in reasons])] if rows else [])
 
 
 def block_as_text(block, escape, width=WIDTH):

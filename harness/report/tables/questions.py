@@ -58,6 +58,35 @@ class FindingsTable:
                 for label, n in zip(self.interpreters, self.counts)]
 
 
+UNANSWERED_TITLE = "Not answered here, and why"
+
+
+def folded(found):
+    """(the rows with an answer somewhere, "family: question -- reasons"
+    of those answered n/a in every column): a question no interpreter
+    answers is one line below the matrix, not a row of n/a cells.  A
+    failed or hung answer is never folded: it is a problem to look at."""
+    shown, unanswered, lead = [], [], ""
+    for row in found.rows:
+        # "... and at 2 processes?" reads on from the question before it.
+        question = ("%s %s" % (lead, row.question)
+                    if row.question.startswith("...") else row.question)
+        if not row.question.startswith("..."):
+            lead = row.question
+        reasons = []
+        for cell in row.answers:
+            if not (cell.missing and cell.text.startswith("n/a")):
+                break
+            if cell.text not in reasons:
+                reasons.append(cell.text)
+        else:
+            unanswered.append("%s: %s -- %s" % (row.family, question,
+                                                "; ".join(reasons)))
+            continue
+        shown.append(row)
+    return shown, unanswered
+
+
 def asked(question, counts):
     """``question`` with its {N} as the columns' one N, else "N"."""
     shared = set(counts)
