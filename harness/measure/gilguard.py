@@ -13,8 +13,9 @@ import os
 import platform
 import re
 import sys
-import sysconfig
 import warnings
+
+from gilbench.model.envnames import free_threaded_build
 
 # CPython's message (Python/import.c, _PyImport_CheckGILForModule).
 _WARNING = re.compile(r"The global interpreter lock \(GIL\) has been enabled "
@@ -23,11 +24,6 @@ _FILTER = r"The global interpreter lock \(GIL\) has been enabled"
 
 _reenabling_modules = []
 _installed = []
-
-
-def free_threaded_build():
-    """True on an interpreter built with --disable-gil (Py_GIL_DISABLED)."""
-    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
 def gil_enabled():

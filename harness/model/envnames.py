@@ -53,11 +53,16 @@ def mismatch(claim, pypy, version, free_threaded):
     return ", ".join(wrong)
 
 
+def free_threaded_build():
+    """True on an interpreter built with --disable-gil (Py_GIL_DISABLED)."""
+    import sysconfig
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+
 def this_interpreter():
     """(PyPy or not, (major, minor), a free-threaded build or not)."""
-    import sysconfig
     return (hasattr(sys, "pypy_version_info"), tuple(sys.version_info[:2]),
-            bool(sysconfig.get_config_var("Py_GIL_DISABLED")))
+            free_threaded_build())
 
 
 def misnamed(output):

@@ -8,6 +8,7 @@ import sys
 
 from gilbench.errors import UsageError
 from gilbench.model import shadowing
+from gilbench.model.envnames import free_threaded_build
 
 
 def _import_path(path):
@@ -73,7 +74,7 @@ def load_sources_as_bytecode():
     makes them immortal, so whether one contends between threads would
     depend on whether a ``.pyc`` could be written (PYTHONDONTWRITEBYTECODE,
     a read-only tree).  Once per process; elsewhere nothing changes."""
-    if _hooked or not _free_threaded():
+    if _hooked or not free_threaded_build():
         return
     from importlib import machinery
 
@@ -100,17 +101,10 @@ def constants_as_from_bytecode(code):
     gives them: on a free-threaded build unmarshalling makes them
     immortal, where compile() leaves them mortal (counted atomically by
     every thread that loads one); elsewhere ``code`` itself."""
-    if not _free_threaded():
+    if not free_threaded_build():
         return code
     import marshal
     return marshal.loads(marshal.dumps(code))
-
-
-def _free_threaded():
-    # gilbench.measure.gilguard.free_threaded_build's test; the model
-    # layer cannot import the measuring one.
-    import sysconfig
-    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
 def _is_path(name):
