@@ -13,6 +13,7 @@ much longer than that (a pool's cold start, a service round) makes the
 run longer; a value's length does not grow with the thread count, since
 calibration gives more threads fewer loops.
 """
+import argparse
 import os
 
 from gilbench.measure import program
@@ -21,11 +22,10 @@ from gilbench.runner import child
 
 # The count axes a plan shows: the drivers' and the executor's workers.
 COUNT_UNITS = ("threads", "processes", "workers")
-# Fitted to the gil and pyops families' default runs on CPython 3.11
-# (docs/reading.rst, "What a default run measures"): a program's start,
-# a worker process's, the loop calibration (about two minimum times) and
-# a value's length (loops double until it exceeds the minimum time: about
-# twice it).
+# A program's start, a worker process's, the loop calibration (in minimum
+# times) and a value's length (loops double until it exceeds the minimum
+# time); docs/reading.rst, "What a default run measures", says how they
+# were fitted.
 PROGRAM_SECONDS = 0.1
 PROCESS_SECONDS = 0.05
 CALIBRATION_TIMES = 2.0
@@ -37,27 +37,24 @@ FORK_SECONDS = 0.005
 
 def _sizing(options):
     """(processes, warmups, values, min_time) pyperf options give."""
-    sized = {"processes": program.DEFAULT_PROCESSES,
-             "warmups": program.DEFAULT_WARMUPS,
-             "values": program.DEFAULT_VALUES,
-             "min_time": program.DEFAULT_MIN_TIME}
-    names = {"-p": "processes", "--processes": "processes",
-             "-w": "warmups", "--warmups": "warmups",
-             "-n": "values", "--values": "values",
-             "--min-time": "min_time"}
-    options = list(options)
-    for index, option in enumerate(options):
-        name, _, value = option.partition("=")
-        if name in names:
-            if not value and index + 1 < len(options):
-                value = options[index + 1]
-            try:
-                sized[names[name]] = float(value)
-            except ValueError:
-                pass  # pyperf refuses it when the run starts
-    if "--rigorous" in options:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("-p", "--processes",
+                        default=program.DEFAULT_PROCESSES)
+    parser.add_argument("-w", "--warmups", default=program.DEFAULT_WARMUPS)
+    parser.add_argument("-n", "--values", default=program.DEFAULT_VALUES)
+    parser.add_argument("--min-time", default=program.DEFAULT_MIN_TIME)
+    parser.add_argument("--rigorous", action="store_true")
+    parser.add_argument("--fast", action="store_true")
+    told = parser.parse_known_args(list(options))[0]
+    sized = {}
+    for name in ("processes", "warmups", "values", "min_time"):
+        try:
+            sized[name] = float(getattr(told, name))
+        except ValueError:  # pyperf refuses it when the run starts
+            sized[name] = float(parser.get_default(name))
+    if told.rigorous:
         sized["processes"] *= 2
-    elif "--fast" in options:
+    elif told.fast:
         sized["processes"] = max(sized["processes"] // 2, 3)
         sized["values"] = max(sized["values"] * 2 // 3, 2)
     return sized
