@@ -168,11 +168,11 @@ def _gilbench_source():
 
 
 def _on_path(program):
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
-        candidate = os.path.join(directory, program)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return True
-    return False
+    try:
+        from shutil import which
+    except ImportError:  # Python 2.7
+        from distutils.spawn import find_executable as which
+    return which(program) is not None
 
 
 def _write_new(root, path, text):
