@@ -222,6 +222,31 @@ def missing_entry(dimensions, reason, **kwargs):
             "metadata": metadata}
 
 
+def findings_row(markdown, label):
+    """The answers of question ``label`` ("Q1") in a Markdown report's
+    findings matrix: its row's cells after the label (which may carry
+    the marks every answer shares, "Q1^")."""
+    import re
+    pattern = re.compile(r"\|%s[?~^!#+]*\s*\|" % re.escape(label))
+    row = next(line for line in markdown.splitlines()
+               if pattern.match(line))
+    return [cell.strip() for cell in row.strip("|").split("|")[1:]]
+
+
+def findings_details(markdown, label):
+    """Question ``label``'s block of intervals and notes, on one line."""
+    import re
+    lines = markdown.splitlines()
+    start = next(i for i, line in enumerate(lines)
+                 if line.startswith("- %s: " % label))
+    block = [lines[start]]
+    for line in lines[start + 1:]:
+        if not line.startswith("  "):
+            break
+        block.append(line)
+    return re.sub(r"\s+", " ", " ".join(block))
+
+
 def plain(text):
     """A cell's text without its interval (`` [low-high]``), for tests of
     what the cell computes rather than how sure it is."""
@@ -320,6 +345,20 @@ MATRIX_INTERPRETERS = [
      {"py_gil_disabled_build": 1, "python_gil": "enabled"}),
     ("pypy3", "3.9.16", "pypy", {}),
 ]
+# Sixteen interpreters, as a report of late 2026 holds: every CPython
+# from 2.7, free-threaded builds with their GIL-on twins, two PyPys.
+_FREE = {"py_gil_disabled_build": 1, "python_gil": "disabled"}
+_TWIN = {"py_gil_disabled_build": 1, "python_gil": "enabled"}
+WIDE_INTERPRETERS = MATRIX_INTERPRETERS + [
+    ("py38", "3.8.18", "cpython", {}),
+    ("py310", "3.10.13", "cpython", {}),
+    ("py314", "3.14.0", "cpython", {}),
+    ("py314t", "3.14.0", "cpython", _FREE),
+    ("py314t-gil", "3.14.0", "cpython", _TWIN),
+    ("py315", "3.15.0", "cpython", {}),
+    ("py315t", "3.15.0", "cpython", _FREE),
+    ("pypy311", "3.11.11", "pypy", {}),
+]
 WORK_AXES = [{"name": "work_ns", "unit": "ns", "log": True}, THREADS_AXIS]
 POOL_AXES = [{"name": "method", "unit": "", "log": False}]
 
@@ -394,13 +433,13 @@ def matrix_benchmarks(index, slower=1.0, missing_cffi=False):
 
 
 def write_matrix(directory, interpreters=None, host=None, slower=1.0,
-                 cpu_model="Synthetic CPU @ 3.0GHz", cpu_count=8):
-    """One result file per interpreter of MATRIX_INTERPRETERS (or the
-    given subset of stems), as ``python -m gilbench run`` would write
-    them; returns their paths."""
+                 cpu_model="Synthetic CPU @ 3.0GHz", cpu_count=8,
+                 catalogue=MATRIX_INTERPRETERS):
+    """One result file per interpreter of ``catalogue`` (or the given
+    subset of its stems), as ``python -m gilbench run`` would write them;
+    returns their paths."""
     paths = []
-    for index, (stem, version, impl, extra) in enumerate(
-            MATRIX_INTERPRETERS):
+    for index, (stem, version, impl, extra) in enumerate(catalogue):
         if interpreters is not None and stem not in interpreters:
             continue
         per_run = dict(extra, cpu_model_name=cpu_model, cpu_count=cpu_count,

@@ -10,7 +10,7 @@ import timeit
 
 import pyperf
 import pytest
-from helpers import MINIMAL_PYPERF, drive, run_harness
+from helpers import MINIMAL_PYPERF, drive, findings_row, run_harness
 from test_free_threading import cc, cython_tree, ft_python, guarded  # noqa: F401  (fixtures)
 from test_grwl_native import instructions
 from test_native_optimiser import (
@@ -189,12 +189,10 @@ def test_report_answers_both_ceiling_findings(quick_run, tmp_path):
     number = r"\d+(?:\.\d+)?x"
     for question in ("ceiling: speedup of a perfectly parallel C loop at 2 "
                      "threads?", "... and at 2 processes?"):
-        # "Q1 (ceiling): the question", then the answers in "| Q1 | ..."
+        # "Q1 (ceiling): the question", then the answers in "|Q1 |..."
         asked = next(line for line in text.splitlines() if question in line)
-        label = asked.split(" ")[0]
-        line = next(row for row in text.splitlines()
-                    if row.startswith("| %s |" % label))
-        assert re.search(number, line), line
+        answers = findings_row(text, asked.split(" ")[0])
+        assert re.search(number, answers[0]), answers
     for title in ("Ceiling: speedup over 1 worker, threads",
                   "Ceiling: speedup over 1 worker, processes"):
         assert title in text

@@ -37,7 +37,7 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "h4",
     "p",
     "div", "span", "nav", "ul", "li", "a", "section", "details", "summary",
-    "table", "thead",
+    "table", "colgroup", "col", "thead",
     "tbody", "tr", "th", "td", "b", "figure", "ol",
     # matplotlib's SVG
     "svg", "defs", "g", "path", "use", "text", "clippath", "rect", "tspan",

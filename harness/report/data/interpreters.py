@@ -38,6 +38,14 @@ def identify(meta, path):
     return label, (major_minor, impl != "cpython", free_build, gil_on)
 
 
+def short_label(label):
+    """A column's label in a few characters, for a compact matrix:
+    "CPython 3.13t (GIL on)" is "3.13t+G", "PyPy 3.9" "PyPy3.9"; whatever
+    else a label says (a host, a file's stem, misnamed) stays."""
+    return (label.replace("CPython ", "", 1).replace(" (GIL on)", "+G", 1)
+            .replace("PyPy ", "PyPy", 1))
+
+
 def name_hosts(results):
     """Results from several machines merge into one report: when their
     hosts differ, every label names its host ("CPython 3.12 on ci-arm";

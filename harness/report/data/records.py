@@ -101,9 +101,18 @@ class Cell:
     # A remark after the wording ("(up to 6 processes)"): part of what
     # the text formats print, a hover mark on the HTML page.
     note: str = ""
+    # The answer alone -- its number, or a best-of's winner -- without
+    # its interval or note: what a compact findings matrix shows ("": the
+    # text is already that short).
+    brief: str = ""
     # The measured Records it was computed from (findings; refine reads
     # them); not part of what the cell says.
     read: tuple = field(default=(), compare=False, repr=False)
+
+    @property
+    def short(self):
+        """The wording a compact matrix shows."""
+        return self.brief or self.text
 
     @property
     def display(self):

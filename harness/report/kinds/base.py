@@ -127,7 +127,8 @@ class Judged(Kind):
     """A kind whose table cell and finding answer share one computation:
     ``judged`` gives a Cell without text (value, interval, flags) and what
     the wording needs, or a Cell saying why there is none and None; the
-    cell words it in full (``wording``), the answer briefly (``brief``)."""
+    cell words it in full (``wording``), the answer briefly (``brief``),
+    and a compact matrix by its number alone (``compact``)."""
 
     def judged(self, lookup, dims):
         raise NotImplementedError
@@ -139,12 +140,24 @@ class Judged(Kind):
         return _unless_too_noisy(replace(found,
                                          text=self.wording(found, context)))
 
+    def brief(self, found, context):
+        return spaced(self.compact(found, context),
+                      interval_text(found.interval))
+
+    def compact(self, found, context):
+        raise NotImplementedError
+
     def answer(self, lookup, dims):
         found, context = self.judged(lookup, dims)
         if context is None:
             return found
-        return _unless_too_noisy(replace(found,
-                                         text=self.brief(found, context)))
+        return _unless_too_noisy(replace(
+            found, text=self.brief(found, context),
+            brief=self.compact(found, context)))
+
+
+TOO_NOISY_WORDS = "too noisy to tell"
+TOO_NOISY_BRIEF = "noisy"
 
 
 def _unless_too_noisy(found):
@@ -155,6 +168,6 @@ def _unless_too_noisy(found):
         return found
     flags = found.flags if cells.NOT_SIGNIFICANT_MARK in found.flags \
         else cells.NOT_SIGNIFICANT_MARK + found.flags
-    return replace(found, text=spaced("too noisy to tell",
+    return replace(found, text=spaced(TOO_NOISY_WORDS,
                                       interval_text(interval)),
-                   significant=False, flags=flags)
+                   brief=TOO_NOISY_BRIEF, significant=False, flags=flags)

@@ -72,7 +72,8 @@ class Best(Judged):
         if len(ranked) == 1:
             return Cell("%s (only one measured)" % ranked[0][0],
                         flags=cells.flags(ranked[0][1], significant=False),
-                        significant=False, winner=ranked[0][0]), None
+                        significant=False, winner=ranked[0][0],
+                        brief=str(ranked[0][0])), None
         (win, _, win_m, win_s), (run, _, run_m, run_s) = ranked[:2]
         margin = win_m / run_m if highest else run_m / win_m
         interval = None
@@ -104,6 +105,9 @@ class Best(Judged):
         return spaced("%s, %sx" % (winner, cells.factor(margin)),
                        interval_text(found.interval),
                        "%s %s" % (word, runner_up))
+
+    def compact(self, found, context):
+        return str(context[0])  # the winner; its margin is in the brief
 
     def brief(self, found, context):
         winner, _, margin = context

@@ -97,7 +97,9 @@ class Crossover(Ratio):
         found, x = self.measure(lookup, dims)
         if found.missing:
             return found
-        return replace(found, text=self._text(found, x))
+        brief = x if isinstance(x, str) else spaced(cells.significant(x),
+                                                    self.unit())
+        return replace(found, text=self._text(found, x), brief=brief)
 
     answer = cell
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gilbench.model.resultformat import INTERPRETER
 from gilbench.report.data.records import Cell
-from gilbench.report.kinds.base import Level, interval_text, is_number
+from gilbench.report.kinds.base import Level, is_number
 from gilbench.report.kinds.speedup import Speedup
 from gilbench.report.numbers import cells, intervals
 from gilbench.report.numbers.cells import spaced
@@ -82,8 +82,8 @@ class Efficiency(Speedup):
         return spaced(self.brief(found, context),
                        "(%.2fx of %s)" % (speedup, _times(reference)))
 
-    def brief(self, found, context):
-        return spaced("%.2f" % found.value, interval_text(found.interval))
+    def compact(self, found, context):
+        return "%.2f" % found.value
 
     def describe(self, grid):
         over, baseline = self.spec["over"], self.spec["baseline"]

@@ -80,9 +80,8 @@ class Ratio(Judged):
                            cells.format_quantity(denominator.mean,
                                                  denominator.unit)))
 
-    def brief(self, found, pair):
-        return spaced(cells.factor(found.value) + "x",
-                       interval_text(found.interval))
+    def compact(self, found, pair):
+        return cells.factor(found.value) + "x"
 
     def division(self):
         over = self.spec["over"]

@@ -24,7 +24,7 @@ class Recorded(Kind):
         text = spaced(cells.si(number) + (" " + unit if unit else ""),
                        interval_text(interval, cells.si))
         return Cell(text, number, None, cells.flags(record),
-                    interval=interval)
+                    interval=interval, brief=cells.si(number))
 
     def describe(self, grid):
         return ("%s, as the case recorded it per run (mean over runs). %s"

@@ -53,7 +53,8 @@ class Scaling(Speedup):
         if isinstance(found, Cell):
             return found
         fit, records = found
-        return Cell(fit_text(fit), None, flags=cells.flags(*records))
+        return Cell(fit_text(fit), None, flags=cells.flags(*records),
+                    brief=peak_text(fit))
 
     answer = cell
 
@@ -68,6 +69,16 @@ class Scaling(Speedup):
 
 def _bound(number):
     return "inf" if number == float("inf") else cells.significant(number)
+
+
+def peak_text(fit):
+    """Where the fitted curve peaks, alone (the count; "no peak"): what a
+    compact matrix shows of a fit."""
+    if fit.k <= 0:
+        return "no peak"
+    if fit.peak <= 1.0:
+        return "1"
+    return _bound(fit.peak)
 
 
 def fit_text(fit):

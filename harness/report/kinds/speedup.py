@@ -10,7 +10,6 @@ from gilbench.report.kinds.base import (
     Level,
     compared,
     equals,
-    interval_text,
     is_number,
     ratio_interval,
     twin_missing,
@@ -40,9 +39,8 @@ class Speedup(Judged):
             cells.format_quantity(base.mean, base.unit),
             cells.format_quantity(this.mean, this.unit)))
 
-    def brief(self, found, context):
-        return spaced(cells.factor(found.value) + "x",
-                       interval_text(found.interval))
+    def compact(self, found, context):
+        return cells.factor(found.value) + "x"
 
     def measure(self, lookup, dims):
         """(speedup, interval, this record, baseline record), or a Cell

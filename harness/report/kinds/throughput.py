@@ -23,7 +23,7 @@ class Throughput(Kind):
         text = spaced("%s %s/s" % (cells.si(rate), self.spec["unit"]),
                        interval_text(interval, cells.si))
         return Cell(text, rate, rate * record.rsd, cells.flags(record),
-                    interval=interval)
+                    interval=interval, brief=cells.si(rate))
 
     def describe(self, grid):
         return ("%s per second: ops_per_loop / mean time per loop. %s"

@@ -49,7 +49,14 @@ ANSWER_LEGEND = (
     ("Ratio and speedup answers are shaded as their tables' cells are; "
      "grey: undecided (the interval reaches 1, the runner-up is within "
      "reach, or it is too noisy to tell)."),
-    ((UNDECIDED, "undecided"), ("na", "n/a: ...")))
+    ((UNDECIDED, "undecided"), ("na", "n/a: ...")),
+    questions.MATRIX_NOTE % "one hover (or a focus: Tab) away, and "
+    "printed with the page")
+# The findings matrix: its question column's width, and the least an
+# answer column gets before the page scrolls sideways (rem); at 1400 px
+# sixteen interpreters fit.
+QUESTION_REM = 16
+ANSWER_REM = 4
 # Flags colour by a class where they differ from the rest (not
 # significant); a cell's other marks share one element: a page has
 # thousands of flags, and the legend at its top says what each means.
@@ -63,6 +70,9 @@ class HtmlCell:
     css: str = ""
     link: str = ""  # an anchor on the page
     note: str = ""  # a remark shown on hover, behind a mark
+    # A findings answer's whole wording (its interval, note and marks),
+    # shown when the compact cell is hovered, focused or printed.
+    tip: str = ""
 
 
 @dataclass
@@ -146,6 +156,18 @@ def answer_class(cell, kind):
     if kind in SHADED_KINDS and is_number(cell.value):
         return shade(cell.value)
     return DECIDED if cell.significant else MEASURED
+
+
+def answer_cell(cell, numbered, kind):
+    """A finding's answer in the compact matrix: the answer alone (a
+    reason by its number, ``numbered``'s text), its marks, its class by
+    what it means, and its whole wording as the tip."""
+    if cell.missing:
+        return HtmlCell(one_line(numbered.text), css=reason_class(cell.text),
+                        tip=one_line(cell.text))
+    return HtmlCell(one_line(cell.short), flag_groups(cell.flags),
+                    answer_class(cell, kind), note=one_line(cell.note),
+                    tip=one_line(cell.display))
 
 
 def html_rows(rows, shaded):
@@ -249,19 +271,21 @@ def findings_table(found, page_sections):
         return None
     shown, unanswered = questions.folded(found)
     anchors = _evidence_anchors(page_sections)
-    answers, reasons = html_rows([[label(f.question)] + f.answers
-                                  for f in shown], shaded=False)
+    numbered, reasons = layout.numbered([[label(f.question)] + f.answers
+                                         for f in shown])
     rows, family = [], None
-    for finding, cells_ in zip(shown, answers):
+    for finding, short in zip(shown, numbered):
         if finding.family != family:
             family = finding.family
             rows.append(("family", one_line(family)))
-        cells_[0].link = anchors.get((one_line(finding.family),
-                                      one_line(finding.evidence)), "")
+        question = HtmlCell(one_line(finding.question), css="label",
+                            link=anchors.get((one_line(finding.family),
+                                              one_line(finding.evidence)),
+                                             ""))
         kind = finding.declaration["cell"]["kind"]
-        for shown, answer in zip(cells_[1:], finding.answers):
-            shown.css = answer_class(answer, kind)
-        rows.append(("finding", cells_))
+        rows.append(("finding", [question] + [
+            answer_cell(answer, numbered_, kind)
+            for answer, numbered_ in zip(finding.answers, short[1:])]))
     return HtmlTable(anchor="findings", title=questions.TITLE,
                      note=one_line(questions.INTRO),
                      header=["Question"] + [one_line(i)
@@ -300,4 +324,6 @@ def page(environment, title, intro, tables, plot_tables=True, found=None,
         unanswered_title=questions.UNANSWERED_TITLE,
         shades=[(css, text) for css, _, _, text in SHADES],
         answer_legend=ANSWER_LEGEND,
+        question_rem=QUESTION_REM,
+        matrix_rem=lambda columns: QUESTION_REM + ANSWER_REM * columns,
         figure_css=Markup(figure_css))

@@ -10,6 +10,7 @@ import textwrap
 from dataclasses import dataclass, replace
 
 from gilbench.report.data import records
+from gilbench.report.numbers import cells
 from gilbench.report.tables import layout, questions
 
 # The widest line of RST and Markdown by default: what pastes into a
@@ -33,20 +34,21 @@ class TextTable:
         return [max(len(row[i]) for row in [self.header] + self.rows)
                 for i in range(len(self.header))]
 
-    def parts(self, width, keep=1):
-        """The table as tables no wider than ``width`` (a grid line is
-        the cells plus 3 characters each, plus 1): the first ``keep``
-        columns in each, the others in groups; a titled table's parts
-        after the first are titled "... (continued)"."""
+    def parts(self, width, keep=1, gap=3):
+        """The table as tables no wider than ``width`` (a line is the
+        cells plus ``gap`` characters each, plus 1: a grid's "| " and " ",
+        a compact matrix's single space): the first ``keep`` columns in
+        each, the others in groups; a titled table's parts after the
+        first are titled "... (continued)"."""
         widths = self.widths
-        kept = sum(w + 3 for w in widths[:keep]) + 1
+        kept = sum(w + gap for w in widths[:keep]) + 1
         groups, group, used = [], [], kept
         for index in range(keep, len(widths)):
-            if group and width and used + widths[index] + 3 > width:
+            if group and width and used + widths[index] + gap > width:
                 groups.append(group)
                 group, used = [], kept
             group.append(index)
-            used += widths[index] + 3
+            used += widths[index] + gap
         groups.append(group)
         if len(groups) == 1:
             return [self]
@@ -130,9 +132,12 @@ def as_text(table, escape, title, note, width=WIDTH):
 @dataclass
 class TextFindings:
     """The findings as the text templates draw them: their intro, the
-    questions numbered (Q1, Q2, ...), and the answers by number, an
-    interpreter per column, split into tables that fit; at full width
-    (``width`` 0) one table of family, question and answers."""
+    questions numbered (Q1, Q2, ...), then a compact matrix -- a row per
+    question, a short-named column per interpreter (``columns`` says
+    which is which), each answer alone with its marks -- and under it
+    each question's intervals and notes, one list item per question
+    (``details``); at full width (``width`` 0) one grid table of family,
+    question and whole answers instead (``compact`` False)."""
     note: str
     questions: list
     tables: list
@@ -140,6 +145,20 @@ class TextFindings:
     # as list items under questions.UNANSWERED_TITLE.
     unanswered: list = ()
     unanswered_title: str = questions.UNANSWERED_TITLE
+    compact: bool = False
+    columns: str = ""
+    details: list = ()
+    details_title: str = "Intervals and notes, by question"
+
+
+# A compact matrix's columns are one space apart (an RST simple table,
+# a Markdown table without padding).
+MATRIX_GAP = 1
+NOTE_MARK = "+"
+ROW_MARKS_NOTE = ("A mark beside a question's number (Q22^) is every "
+                  "answer's; %s (noisy values) is left to the intervals; a "
+                  "best-of's winners are letters, named on the question's "
+                  "line." % cells.NOISY_MARK)
 
 
 def findings_as_text(found, escape, width=WIDTH):
@@ -151,16 +170,88 @@ def findings_as_text(found, escape, width=WIDTH):
                        unanswered=unanswered)
     asked, rows = [], []
     for number, finding in enumerate(shown, 1):
-        asked.append(wrap(escape("Q%d (%s): %s" % (
-            number, finding.family, finding.question)), width))
-        rows.append([records.label("Q%d" % number)] + finding.answers)
+        codes = winner_codes(finding.answers)
+        key = ", ".join("%s: %s" % (code, winner)
+                        for winner, code in codes.items())
+        asked.append(wrap(escape("Q%d (%s): %s%s" % (
+            number, finding.family, finding.question,
+            " -- " + key if key else "")), width))
+        rows.append(matrix_row(number, finding.answers, codes))
     short, reasons = layout.numbered(rows)
-    table = TextTable("", "", [escape(h) for h in ["Q"] + found.headers],
-                      [[escape(cell.display) for cell in row]
-                       for row in short],
+    headers = found.short_headers
+    table = TextTable("", "", [escape(h) for h in ["Q"] + headers],
+                      [[escape(cell.text) for cell in row] for row in short],
                       [wrap(escape(r), width, "  ") for r in reasons])
-    return TextFindings(wrap(escape(questions.INTRO), width), asked,
-                        table.parts(width) if rows else [], unanswered)
+    columns = "Columns: %s." % ", ".join(
+        "%s = %s" % (short_name, full)
+        for short_name, full in zip(headers, found.headers))
+    details = [wrap("- " + escape(line), width, "  ")
+               for line in _details(shown, headers)]
+    note = "%s %s %s" % (questions.INTRO,
+                         questions.MATRIX_NOTE % "listed under it",
+                         ROW_MARKS_NOTE)
+    return TextFindings(wrap(escape(note), width), asked,
+                        table.parts(width, gap=MATRIX_GAP) if rows else [],
+                        unanswered, compact=True,
+                        columns=wrap(escape(columns), width),
+                        details=details)
+
+
+def names_winner(cell):
+    """Whether ``cell`` answers a best-of by its winner's name."""
+    return cell.winner is not None and cell.short == str(cell.winner)
+
+
+def winner_codes(answers):
+    """{winner: letter} of a best-of question's answers, in first-seen
+    order: the matrix shows the letter, the question line the key."""
+    codes = {}
+    for cell in answers:
+        if names_winner(cell) and cell.winner not in codes:
+            codes[cell.winner] = chr(ord("A") + len(codes) % 26)
+    return codes
+
+
+def matrix_row(number, answers, codes):
+    """A question's row of the compact matrix, as label Cells: "Q3", then
+    each answer alone (a winner by its letter, a reason as it is, to be
+    numbered) with a + for a note and its marks; a mark every answer
+    carries goes beside the question's number instead ("Q22^")."""
+    marked = [matrix_marks(cell) for cell in answers if not cell.missing]
+    common = "".join(mark for mark in marked[0]
+                     if all(mark in marks for marks in marked)) \
+        if len(marked) > 1 else ""
+    row = [records.label("Q%d%s" % (number, common))]
+    for cell in answers:
+        if cell.missing:
+            row.append(cell)
+            continue
+        text = codes.get(cell.winner) if names_winner(cell) else cell.short
+        row.append(records.label("".join(
+            [text, NOTE_MARK if cell.note else ""]
+            + [mark for mark in matrix_marks(cell) if mark not in common])))
+    return row
+
+
+def matrix_marks(cell):
+    """The flags a matrix cell shows: all but noisy values' ~, which its
+    interval already carries (the details line keeps it)."""
+    return cell.flags.replace(cells.NOISY_MARK, "")
+
+
+def _details(shown, headers):
+    """"Q1: 2.7 1.87x [1.59-2.21] ~; 3.8 ..." for each question with an
+    answer whose wording says more than its matrix cell (an interval, a
+    margin, a note); reasons are numbered under the matrix instead."""
+    lines = []
+    for number, finding in enumerate(shown, 1):
+        said = ["%s %s" % (header, cell.display)
+                for header, cell in zip(headers, finding.answers)
+                if not cell.missing and (cell.text != cell.short
+                                         or cell.note)]
+        if said:
+            lines.append("Q%d: %s" % (number, "; ".join(said)))
+    return lines
 
 
 def _findings_full_width(found, shown, escape):

@@ -120,7 +120,8 @@ def _cell(value, logged, records):
     flags = "" if significant else cells.NOT_SIGNIFICANT_MARK
     text = spaced(cells.factor(value) + "x", interval_text(interval))
     return Cell(text, value, flags=flags, interval=interval,
-                significant=significant, read=tuple(records))
+                significant=significant, read=tuple(records),
+                brief=cells.factor(value) + "x")
 
 
 def family_cells(free, twin_file, point, families):

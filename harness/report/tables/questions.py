@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from gilbench.model.findings import N_PLACE, USABLE
 from gilbench.model.resultformat import EXTENDED_KEY, INTERPRETER
 from gilbench.report import kinds
+from gilbench.report.data import interpreters
 from gilbench.report.data.lookup import Lookup, Recording
 from gilbench.report.numbers import cells, intervals
 from gilbench.report.tables import builds, pivot
@@ -21,10 +22,13 @@ from gilbench.report.tables import builds, pivot
 TITLE = "Findings"
 INTRO = ("Each family's questions, answered per interpreter from the "
          "tables below. %s ? marks an answer that is not significant; "
-         "(up to N processes), a + to hover over on the HTML page: an "
-         "answer whose benchmarks got more worker processes than the "
-         "run gave them (gilbench refine)."
+         "(up to N processes), a + in the matrix: an answer whose "
+         "benchmarks got more worker processes than the run gave them "
+         "(gilbench refine)."
          % intervals.NOTE)
+# What the compact matrix leaves out of a cell, and where it is.
+MATRIX_NOTE = ("The matrix shows each answer alone, with its marks; its "
+               "interval and notes are %s.")
 
 
 @dataclass
@@ -56,6 +60,16 @@ class FindingsTable:
             return list(self.interpreters)
         return ["%s (N=%s)" % (label, "?" if n is None else n)
                 for label, n in zip(self.interpreters, self.counts)]
+
+    @property
+    def short_headers(self):
+        """The headers in a few characters each, for a compact matrix
+        (interpreters.short_label; "N=8" where the columns' Ns differ)."""
+        short = [interpreters.short_label(i) for i in self.interpreters]
+        if self.counts is None:
+            return short
+        return ["%s N=%s" % (label, "?" if n is None else n)
+                for label, n in zip(short, self.counts)]
 
 
 UNANSWERED_TITLE = "Not answered here, and why"
