@@ -56,7 +56,7 @@ def derived_cells(path):
     results = loader.load_results([path])
     found = {}
     for record in results[0].records:
-        drawn = record.measured and intervals.SHARED.means(record)
+        drawn = record.measured and intervals.alone(record)
         if drawn is not None and drawn is not False:
             found[(record.dims.get("family"), "mean", record.name, "")] = (
                 Point(record.mean, intervals.bounds(drawn)))

@@ -8,6 +8,7 @@ import os
 import re
 import sys
 
+import numpy
 import pytest
 from helpers import FIXTURES, dims, plain, run_harness, write_result
 
@@ -343,6 +344,51 @@ def test_intervals_hold_the_processes_spread_and_the_run_drift():
     assert low == pytest.approx(1 - drift, abs=0.01)
     assert high == pytest.approx(1 + drift, abs=0.01)
     assert intervals.Resampler(drift=0.0).means(same).std() == 0.0
+
+
+def test_a_mean_read_alone_carries_its_family_stretch_and_a_ratio_not():
+    """intervals.alone: one shift per file and family, drawn on top of a
+    benchmark's own draws; two benchmarks of the family share it, so
+    their ratio is what SHARED's draws give."""
+    from gilbench.model.resultformat import INTERPRETER
+    from gilbench.report.data.records import Record
+    from gilbench.report.numbers import intervals
+    steady = ((1.0, 1.0, 1.0), (1.0, 1.0, 1.0))
+    at = {"family": "x", INTERPRETER: "CPython 3.11"}
+    one, two = (Record(name, at, mean=1.0, values=sum(steady, ()),
+                       run_values=steady) for name in ("one", "two"))
+    low, high = intervals.bounds(intervals.alone(one))
+    reach = 1.96 * math.hypot(intervals.RUN_DRIFT, intervals.STRETCH_DRIFT)
+    assert math.log(high) == pytest.approx(reach, rel=0.1)
+    assert math.log(low) == pytest.approx(-reach, rel=0.1)
+    shared = intervals.SHARED.means(one) / intervals.SHARED.means(two)
+    alone = intervals.alone(one) / intervals.alone(two)
+    assert alone == pytest.approx(shared)
+    other = Record("one", {"family": "y", INTERPRETER: "CPython 3.11"},
+                   mean=1.0, values=sum(steady, ()), run_values=steady)
+    assert not numpy.allclose(intervals.alone(one), intervals.alone(other))
+
+
+def test_two_files_benchmarks_of_one_name_draw_independently():
+    """compare's two sides hold the same name and label: their draws must
+    not be the same normal numbers (their ratio's interval would shrink
+    to the difference of their spreads); the same values draw the same
+    numbers, so a re-render prints the same interval."""
+    from gilbench.model.resultformat import INTERPRETER
+    from gilbench.report.data.records import Record
+    from gilbench.report.numbers import intervals
+    at = {"family": "x", INTERPRETER: "CPython 3.11"}
+    base = ((1.0, 1.02), (1.1, 1.12))
+    changed = ((2.0, 2.02), (2.3, 2.32))
+    first, second = (Record("same", at, mean=sum(sum(r, ())) / 4,
+                            values=sum(r, ()), run_values=r)
+                     for r in (base, changed))
+    draws = [numpy.log(intervals.Resampler().means(r)) for r in
+             (first, second)]
+    standard = [(d - d.mean()) / d.std() for d in draws]
+    assert abs(numpy.corrcoef(*standard)[0, 1]) < 0.1
+    again = numpy.log(intervals.Resampler().means(first))
+    assert (again == draws[0]).all()
 
 
 @pytest.mark.parametrize("runs, split", [

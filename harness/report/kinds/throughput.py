@@ -17,7 +17,7 @@ class Throughput(Kind):
         if record.unit != "second":
             return cells.missing("n/a: values are not times")
         rate = record.ops_per_loop / record.mean
-        means = intervals.SHARED.means(record)
+        means = intervals.alone(record)
         interval = (None if means is None
                     else intervals.bounds(record.ops_per_loop / means))
         text = spaced("%s %s/s" % (cells.si(rate), self.spec["unit"]),
@@ -26,8 +26,8 @@ class Throughput(Kind):
                     interval=interval, brief=cells.si(rate))
 
     def describe(self, grid):
-        return ("%s per second: ops_per_loop / mean time per loop. %s"
-                % (self.spec["unit"], intervals.NOTE))
+        return ("%s per second: ops_per_loop / mean time per loop. %s %s"
+                % (self.spec["unit"], intervals.NOTE, intervals.ALONE_NOTE))
 
     y_format = "si"
     log_when_wide = True

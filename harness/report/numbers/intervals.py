@@ -32,6 +32,12 @@ A draw is the mean times exp(N(0, sd)) with sd the square root of the
 two variances added (numpy's Generator).  A benchmark with fewer than
 MIN_VALUES values has no interval, and nothing computed from it is
 called significant.
+
+A third level is shared, not per benchmark: the machine's state over the
+stretch of minutes in which a file's family was measured moves all its
+benchmarks together (STRETCH_DRIFT).  A ratio of two benchmarks of one
+family and file cancels it, so only a mean read alone -- a throughput,
+bench/coverage.py's means -- draws it (:func:`alone`).
 """
 from __future__ import annotations
 
@@ -47,11 +53,16 @@ RESAMPLES = 2000
 LEVEL = 0.95
 MIN_VALUES = 2
 RUN_DRIFT = 0.05
+STRETCH_DRIFT = 0.10
 METHOD = ("parametric bootstrap of each benchmark's mean: the variance "
           "of its worker processes' means plus a run-to-run drift of "
           "%g%% measured by A/A re-runs (%d draws, seeded)"
           % (RUN_DRIFT * 100, RESAMPLES))
 NOTE = "[low-high]: its 95%% confidence interval, by %s." % METHOD
+ALONE_NOTE = ("Read alone, not against a benchmark of its own family, a "
+              "mean also draws its family's shift of %g%% (the machine's "
+              "state over the minutes it was measured in)."
+              % (STRETCH_DRIFT * 100))
 
 
 class Resampler:
@@ -77,11 +88,25 @@ class Resampler:
         identity = (record.name, record.dims.get(INTERPRETER), groups)
         found = self._means.get(identity)
         if found is None:
-            seed = zlib.crc32(repr(identity[:2]).encode())
+            # The values are part of the seed: two files' benchmarks of one
+            # name and label (compare's two sides) draw independently.
+            seed = zlib.crc32(repr(identity).encode())
             found = self._means[identity] = _drawn_means(
                 numpy.random.default_rng(seed), groups, self.drift,
                 self.processes_agree)
         return found
+
+
+def alone(record):
+    """The drawn means of ``record`` read alone, not against another
+    benchmark of its family and file: SHARED's draws times its family's
+    stretch shift (STRETCH_DRIFT); None as SHARED.means."""
+    drawn = SHARED.means(record)
+    if drawn is None:
+        return None
+    return drawn * numpy.exp(shift(
+        (record.dims.get(INTERPRETER), record.dims.get("family")),
+        STRETCH_DRIFT))
 
 
 def shift(identity, sd):
