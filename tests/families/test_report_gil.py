@@ -368,9 +368,12 @@ def test_raw_table_rows_are_names_as_written(tmp_path):
                                         "threads": 1,
                                         "gilbench_axes": json.dumps(
                                             [{"name": "threads"}])}}])
-    header, rows = texts(raw_table(loader.load_results([str(tmp_path)])))
-    assert rows == [["gil: whatever [a=b] / x.y", "1.00us +- 0.00ns"],
-                    ["no dots at all", "n/a: why"]]
+    table = raw_table(loader.load_results([str(tmp_path)]))
+    header, rows = texts(table)
+    assert rows == [["gil: whatever [a=b] / x.y", "1.00us +- 0.00ns"]]
+    # n/a in every file: a name in its reasons' line, not a row of n/a.
+    assert table.left_out == ["n/a in every file (1): no dots at all -- "
+                              "n/a: why"]
 
 
 def test_cpu_table(results):

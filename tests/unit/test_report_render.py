@@ -220,11 +220,15 @@ def test_rst_all_na_table_is_one_line(sized_results):
     assert "time by size: size=odd" in titles  # failed: drawn
     assert "time by size: size=big" not in titles
     assert BIG_LINE in doctree_texts(text, "list_item")
-    # Its grid is not drawn: the reason is a note of the raw and CPU
-    # listings (a row per benchmark: two of size=big, one of size=odd) and
-    # of size=odd's table, not of a table of size=big's.
+    # Its grid is not drawn: the reason is a note of size=odd's table, and
+    # the raw and CPU listings name the three benchmarks n/a in every file
+    # (two of size=big, one of size=odd) in one line each, not as rows.
     notes = doctree_texts(text, "line")
-    assert sum(note.endswith("] " + EXCLUDED) for note in notes) == 3
+    assert sum(note.endswith("] " + EXCLUDED) for note in notes) == 1
+    left_out = [n for n in map(" ".join, map(str.split, notes))
+                if n.startswith("n/a in every file (3): ")
+                and n.endswith(" -- " + EXCLUDED)]
+    assert len(left_out) == 2, notes
     assert EXCLUDED not in doctree_texts(text, "entry")
     paragraphs = doctree_texts(text, "paragraph")
     assert paragraphs.count(FIXED) == 1
@@ -237,7 +241,8 @@ def test_markdown_all_na_table_is_one_line(sized_results):
     assert "- " + md(BIG_LINE) + "\n" in text
     assert "### " + md("time by size: size=odd") + "\n" in text
     assert md("time by size: size=big") + "\n" not in text
-    assert text.count("] " + md(EXCLUDED) + "\n") == 3  # as RST
+    assert text.count("] " + md(EXCLUDED) + "\n") == 1  # as RST
+    assert text.count("- n/a in every file (3): ") == 2
     assert "| " + md(EXCLUDED) + " |" not in text
     assert text.count(md("case=c")) == 1 and md(FIXED) in text
 
@@ -266,3 +271,28 @@ def data_cells(page):
     return sorted(cell for rows in md_tables(page) for row in rows[2:]
                   if rows[0][0] not in ("Q", "Family")
                   for cell in row[1:])
+
+
+def test_a_blocks_tables_list_each_reason_once_in_simple_tables(tmp_path):
+    """A reason the tables of one declaration share is one numbered note
+    under the last of them, not one per table; RST draws every labelled
+    table as a simple table (a line a row), so no grid lines at all."""
+    from gilbench.report.tables import layout, pivot
+    write_matrix(tmp_path)
+    results = loader.load_results([str(tmp_path)])
+    reason = ("n/a: gilbench.extensions._gil_cffi not built (No module "
+              "named cffi)")
+    blocks = [block for block in layout.blocks(pivot.all_tables(results))
+              if any(cell.text == reason for _, table in block.tables
+                     for row in table.rows for cell in row)]
+    tables = sum(len(block.tables) for block in blocks)
+    assert tables > len(blocks)  # shared: more tables than blocks
+    text = render.render(results, "rst")
+    assert render.rst_problems(text) == ""
+    notes = [" ".join(n.split()) for n in doctree_texts(text, "line")]
+    assert sum(note.endswith("] " + reason) for note in notes) == \
+        len(blocks)
+    assert not [line for line in text.splitlines()
+                if line.startswith("+-")]
+    # Every n/a cell still names its note by number.
+    assert re.search(r"\bn/a \[\d+\]", text)

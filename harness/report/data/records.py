@@ -153,3 +153,6 @@ class Table:
     # The reference points its family declares (the ceiling's), or {}.
     reference: dict = field(default_factory=dict)
     shaded: bool = False  # HTML: shade numeric cells by distance from 1
+    # Lines under the table for rows it leaves out: the benchmarks n/a in
+    # every file, by their reasons (gilbench.report.tables.listings).
+    left_out: list = field(default_factory=list)

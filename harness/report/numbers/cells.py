@@ -130,6 +130,21 @@ def missing(reason):
     return Cell(reason, missing=True)
 
 
+NA_PREFIX = "n/a:"
+
+
+def not_applicable(found):
+    """The distinct reasons, in first-seen order, of Cells ``found`` that
+    are all "n/a: <reason>"; [] when any has a value, failed or hung."""
+    reasons = []
+    for cell in found:
+        if not (cell.missing and cell.text.startswith(NA_PREFIX)):
+            return []
+        if cell.text not in reasons:
+            reasons.append(cell.text)
+    return reasons
+
+
 PROBLEMS = ("failed", "hung")
 
 

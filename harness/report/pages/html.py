@@ -170,23 +170,27 @@ def answer_cell(cell, numbered, kind):
                     tip=one_line(cell.display))
 
 
-def html_rows(rows, shaded):
-    """Cells of model rows (the first a label), reasons numbered: the
-    rows and the notes."""
-    short, reasons = layout.numbered(rows)
+def html_rows(rows, shaded, notes=None):
+    """Cells of model rows (the first a label), reasons numbered (in
+    ``notes``, when a block's tables share them): the rows and the
+    notes."""
+    short, reasons = layout.numbered(rows, notes)
     return ([[HtmlCell(one_line(row[0].display), css="label")]
              + [html_cell(cell, shaded) for cell in row[1:]]
              for row in short], [one_line(r) for r in reasons])
 
 
-def html_table(table, anchor, title, note):
+def html_table(table, anchor, title, note, notes=None):
+    """The table; its reasons numbered in ``notes`` when a block's tables
+    share them (the block lists them once, under its last table)."""
     kind = (table.declaration or {}).get("cell", {}).get("kind")
     shaded = kind in SHADED_KINDS or table.shaded
-    rows, reasons = html_rows(table.rows, shaded)
+    rows, reasons = html_rows(table.rows, shaded, notes)
     return HtmlTable(
         anchor=anchor, title=one_line(title), note=one_line(note),
         header=[one_line(cell.display) for cell in table.header],
-        rows=rows, reasons=reasons)
+        rows=rows, reasons=([] if notes is not None else reasons)
+        + [one_line(r) for r in table.left_out])
 
 
 def _anchor(index):
@@ -194,15 +198,20 @@ def _anchor(index):
 
 
 def html_block(block, number, drawn=None):
+    """The block's tables, each reason listed once under its last."""
+    notes = []
+    tables = [html_table(table, _anchor(index), block.heading_of(table),
+                         block.note_of(table), notes)
+              for index, table in block.tables]
+    if tables:
+        tables[-1].reasons[:0] = [one_line(line)
+                                  for line in layout.note_lines(notes)]
     return HtmlBlock(
         anchor="d%d" % number, title=one_line(block.title),
         paragraphs=[one_line(p) for p in block.paragraphs],
         omitted=[(_anchor(o.index), one_line(o.line))
                  for o in block.omitted],
-        tables=[html_table(table, _anchor(index),
-                           block.heading_of(table),
-                           block.note_of(table))
-                for index, table in block.tables],
+        tables=tables,
         plot=drawn, svg=Markup(drawn.svg) if drawn else None)
 
 

@@ -104,7 +104,7 @@ def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
         findings=(findings_as_text(found, escape, width)
                   if found and found.rows else None),
         omitted_heading=escape(layout.OMITTED_HEADING),
-        blocks=[block_as_text(block, escape, width)
+        blocks=[block_as_text(block, escape, width, simple=fmt == "rst")
                 for block in layout.blocks(tables)])
     return re.sub(r"\n{3,}", "\n\n", text)
 

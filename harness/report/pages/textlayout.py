@@ -28,6 +28,10 @@ class TextTable:
     rows: list
     reasons: list = ()
     labels: list = ()  # "B1: a long row label", listed above the table
+    # Drawn as an RST simple table (columns one space apart, a line per
+    # row) rather than a grid: every row has a label, so no row reads as
+    # the one above continued.
+    simple: bool = False
 
     @property
     def widths(self):
@@ -60,7 +64,7 @@ class TextTable:
             [self.header[i] for i in chosen],
             [[row[i] for i in chosen] for row in self.rows],
             self.reasons if number == len(columns) - 1 else [],
-            self.labels if number == 0 else [])
+            self.labels if number == 0 else [], self.simple)
             for number, chosen in enumerate(columns)]
 
 
@@ -99,6 +103,15 @@ def fold(text, width, indent="  "):
     return "\n".join(lines)
 
 
+def wrap_names(text, width, indent):
+    """A line naming benchmarks, folded at ``width`` like :func:`wrap`, and
+    a name longer than a line folded after its commas (:func:`fold`)."""
+    if not width:
+        return text
+    return "\n".join(line if len(line) <= width else fold(line, width, indent)
+                     for line in wrap(text, width, indent).split("\n"))
+
+
 # A row label longer than this, with a width to keep, is numbered (B1,
 # B2...) and listed above its table.
 LONG_LABEL = 48
@@ -115,18 +128,27 @@ def _numbered_labels(rows, width):
     return rows, listed
 
 
-def as_text(table, escape, title, note, width=WIDTH):
+def as_text(table, escape, title, note, width=WIDTH, notes=None,
+            simple=False):
     """A records.Table's cells (text and flags) as escaped strings, under
     ``title`` and ``note`` (the block decides whether it has its own),
     split into parts no wider than ``width``; long row labels numbered
-    and listed above it."""
-    rows, reasons = layout.numbered(table.rows)
+    and listed above it; its reasons numbered in ``notes`` when a
+    block's tables share them (the block lists them once); ``simple``:
+    as an RST simple table where it can be one (TextTable.simple)."""
+    rows, reasons = layout.numbered(table.rows, notes)
+    if notes is not None:
+        reasons = []
     rows, labels = _numbered_labels(
         [[escape(cell.display) for cell in row] for row in rows], width)
+    simple = simple and all(row[0].strip() for row in rows)
     return TextTable(escape(title), wrap(escape(note), width),
                      [escape(cell.display) for cell in table.header], rows,
-                     [wrap(escape(r), width, "  ") for r in reasons],
-                     labels).parts(width)
+                     [wrap(escape(r), width, "  ") for r in reasons]
+                     + [wrap_names(escape(r), width, "  ")
+                        for r in table.left_out],
+                     labels, simple).parts(
+                         width, gap=MATRIX_GAP if simple else 3)
 
 
 @dataclass
@@ -271,12 +293,20 @@ def _findings_full_width(found, shown, escape):
         [escape(r) for r in reasons])] if rows else [])
 
 
-def block_as_text(block, escape, width=WIDTH):
+def block_as_text(block, escape, width=WIDTH, simple=False):
+    """The block's tables, each reason listed once under its last;
+    ``simple``: RST simple tables where they can be."""
+    notes = []
+    parts = [part for _, table in block.tables
+             for part in as_text(table, escape, block.heading_of(table),
+                                 block.note_of(table), width, notes,
+                                 simple)]
+    if parts:
+        parts[-1] = replace(parts[-1], reasons=[
+            wrap(escape(line), width, "  ")
+            for line in layout.note_lines(notes)] + list(parts[-1].reasons))
     return TextBlock(
         escape(block.title),
         [wrap(escape(p), width) for p in block.paragraphs],
         [wrap(escape(omitted.line), width, "  ")
-         for omitted in block.omitted],
-        [part for _, table in block.tables
-         for part in as_text(table, escape, block.heading_of(table),
-                             block.note_of(table), width)])
+         for omitted in block.omitted], parts)

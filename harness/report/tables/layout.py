@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from gilbench.report.numbers import cells
 from gilbench.report.tables.pivot import equals_list
 
-NA_PREFIX = "n/a:"
 # After a block's drawn tables (so they come first), as the last
 # subsection where it has drawn tables.
 OMITTED_HEADING = "Not drawn: every cell n/a"
@@ -75,14 +75,8 @@ def not_applicable(table):
     hung (or the table is not declared: listings show every benchmark)."""
     if table.declaration is None:
         return []
-    reasons = []
-    for row in table.rows:
-        for cell in row[1:]:
-            if not (cell.missing and cell.text.startswith(NA_PREFIX)):
-                return []
-            if cell.text not in reasons:
-                reasons.append(cell.text)
-    return reasons
+    return cells.not_applicable([cell for row in table.rows
+                                 for cell in row[1:]])
 
 
 def _same_declaration(block_table, table):
@@ -105,7 +99,9 @@ def blocks(tables):
             found.append(Block(title, table.family,
                                equals_list(table.common), ""))
         block = found[-1]
-        reasons = not_applicable(table)
+        # A listing whose every row it left out: its lines say why.
+        reasons = not_applicable(table) or (
+            [] if table.rows else table.left_out)
         if reasons:
             block.omitted.append(Omitted(table, index, reasons))
         else:
@@ -117,12 +113,15 @@ def blocks(tables):
     return found
 
 
-def numbered(rows):
+def numbered(rows, notes=None):
     """Rows of Cells (the first of each a label) with every reason cell
     shortened to its word and a note number (``n/a [1]``), and the
     notes, ``[1] n/a: <reason>``: a long reason no longer widens its
-    column, so a table pasted into docs stays narrow."""
-    notes, short_rows = [], []
+    column, so a table pasted into docs stays narrow.  ``notes``: a list
+    of reasons numbered already (a block's earlier tables'), extended in
+    place, so that tables sharing it list each reason once."""
+    notes = [] if notes is None else notes
+    short_rows = []
     for row in rows:
         short = [row[0]]
         for cell in row[1:]:
@@ -134,5 +133,9 @@ def numbered(rows):
                     word, notes.index(cell.text) + 1))
             short.append(cell)
         short_rows.append(short)
-    return short_rows, ["[%d] %s" % (i + 1, text)
-                        for i, text in enumerate(notes)]
+    return short_rows, note_lines(notes)
+
+
+def note_lines(notes):
+    """``[1] n/a: <reason>``, ... of numbered reasons."""
+    return ["[%d] %s" % (i + 1, text) for i, text in enumerate(notes)]

@@ -28,8 +28,11 @@ def _by_name(result):
 
 
 def _per_benchmark(results, title, note, format_cell):
+    """A row per benchmark, a column per file; a benchmark n/a in every
+    file is no row of n/a cells but a name in its reasons' line under
+    the table (Table.left_out)."""
     files = [_by_name(result) for result in results]
-    rows = []
+    rows, nowhere = [], {}
     for name in _names(results):
         row = [label(name)]
         for records in files:
@@ -40,10 +43,17 @@ def _per_benchmark(results, title, note, format_cell):
                 row.append(format_cell(record))
             else:
                 row.append(cells.missing(record.reason))
-        rows.append(row)
+        reasons = cells.not_applicable(row[1:])
+        if reasons:
+            nowhere.setdefault(tuple(reasons), []).append(name)
+        else:
+            rows.append(row)
     return Table(title=title, note=note,
                  header=[label("Benchmark")]
-                 + [label(r.interpreter) for r in results], rows=rows)
+                 + [label(r.interpreter) for r in results], rows=rows,
+                 left_out=["n/a in every file (%d): %s -- %s" % (
+                     len(names), ", ".join(names), "; ".join(reasons))
+                     for reasons, names in nowhere.items()])
 
 
 def raw_table(results):

@@ -87,17 +87,12 @@ def folded(found):
                     if row.question.startswith("...") else row.question)
         if not row.question.startswith("..."):
             lead = row.question
-        reasons = []
-        for cell in row.answers:
-            if not (cell.missing and cell.text.startswith("n/a")):
-                break
-            if cell.text not in reasons:
-                reasons.append(cell.text)
-        else:
+        reasons = cells.not_applicable(row.answers)
+        if reasons:
             unanswered.append("%s: %s -- %s" % (row.family, question,
                                                 "; ".join(reasons)))
-            continue
-        shown.append(row)
+        else:
+            shown.append(row)
     return shown, unanswered
 
 
