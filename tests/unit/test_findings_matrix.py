@@ -176,4 +176,9 @@ def test_page_answer_is_compact_with_its_wording_as_tip():
         "</table>")[0]
     assert matrix_html.count('tabindex="0"') == 4 * 16
     assert matrix_html.count('<span class="tip" role="tooltip">') == 4 * 16
-    assert '<span class="a">1.87x<b>+</b><b>~</b></span>' in matrix_html
+    # Its marks but ~ (in the tip), and none every answer of the question
+    # carries: those go beside the question, once.
+    assert '<span class="a">1.87x<b>+</b></span>' in matrix_html
+    question = answers[1][0]
+    assert question.flags == [("?", "ns"), ("^", "")]
+    assert [cell.flags for cell in answers[1][1:]] == [[]] * 16

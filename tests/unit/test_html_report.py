@@ -582,7 +582,9 @@ def test_findings_table_shades_each_answer():
     rows = [row for what, row in table.rows if what == "finding"]
     assert [[c.css for c in row[1:]] for row in rows] == [
         ["r3", html.UNDECIDED], [html.DECIDED, "na"]]
-    assert rows[0][2].flags == [("?", "ns"), ("~", "")]
+    # ~ is left to the tip (the whole wording), in the matrix.
+    assert rows[0][2].flags == [("?", "ns")]
+    assert rows[0][2].tip == "1.0x [0.8-1.3] ?~"
     assert all(row[0].css == "label" for row in rows)
 
 

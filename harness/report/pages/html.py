@@ -50,8 +50,8 @@ ANSWER_LEGEND = (
      "grey: undecided (the interval reaches 1, the runner-up is within "
      "reach, or it is too noisy to tell)."),
     ((UNDECIDED, "undecided"), ("na", "n/a: ...")),
-    questions.MATRIX_NOTE % "one hover (or a focus: Tab) away, and "
-    "printed with the page")
+    "%s %s" % (questions.MATRIX_NOTE % "one hover (or a focus: Tab) "
+               "away, and printed with the page", questions.MARKS_NOTE))
 # The findings matrix: its question column's width, and the least an
 # answer column gets before the page scrolls sideways (rem); at 1400 px
 # sixteen interpreters fit.
@@ -158,14 +158,17 @@ def answer_class(cell, kind):
     return DECIDED if cell.significant else MEASURED
 
 
-def answer_cell(cell, numbered, kind):
+def answer_cell(cell, numbered, kind, common=""):
     """A finding's answer in the compact matrix: the answer alone (a
-    reason by its number, ``numbered``'s text), its marks, its class by
-    what it means, and its whole wording as the tip."""
+    reason by its number, ``numbered``'s text), its marks but those its
+    question carries (``common``) and ~, its class by what it means, and
+    its whole wording as the tip."""
     if cell.missing:
         return HtmlCell(one_line(numbered.text), css=reason_class(cell.text),
                         tip=one_line(cell.text))
-    return HtmlCell(one_line(cell.short), flag_groups(cell.flags),
+    marks = "".join(mark for mark in questions.matrix_marks(cell)
+                    if mark not in common)
+    return HtmlCell(one_line(cell.short), flag_groups(marks),
                     answer_class(cell, kind), note=one_line(cell.note),
                     tip=one_line(cell.display))
 
@@ -287,13 +290,15 @@ def findings_table(found, page_sections):
         if finding.family != family:
             family = finding.family
             rows.append(("family", one_line(family)))
-        question = HtmlCell(one_line(finding.question), css="label",
+        common = questions.shared_marks(finding.answers)
+        question = HtmlCell(one_line(finding.question),
+                            flag_groups(common), css="label",
                             link=anchors.get((one_line(finding.family),
                                               one_line(finding.evidence)),
                                              ""))
         kind = finding.declaration["cell"]["kind"]
         rows.append(("finding", [question] + [
-            answer_cell(answer, numbered_, kind)
+            answer_cell(answer, numbered_, kind, common)
             for answer, numbered_ in zip(finding.answers, short[1:])]))
     return HtmlTable(anchor="findings", title=questions.TITLE,
                      note=one_line(questions.INTRO),

@@ -10,7 +10,6 @@ import textwrap
 from dataclasses import dataclass, replace
 
 from gilbench.report.data import records
-from gilbench.report.numbers import cells
 from gilbench.report.tables import layout, questions
 
 # The widest line of RST and Markdown by default: what pastes into a
@@ -177,10 +176,8 @@ class TextFindings:
 # a Markdown table without padding).
 MATRIX_GAP = 1
 NOTE_MARK = "+"
-ROW_MARKS_NOTE = ("A mark beside a question's number (Q22^) is every "
-                  "answer's; %s (noisy values) is left to the intervals; a "
-                  "best-of's winners are letters, named on the question's "
-                  "line." % cells.NOISY_MARK)
+ROW_MARKS_NOTE = ("%s A best-of's winners are letters, named on the "
+                  "question's line." % questions.MARKS_NOTE)
 
 
 def findings_as_text(found, escape, width=WIDTH):
@@ -239,10 +236,7 @@ def matrix_row(number, answers, codes):
     each answer alone (a winner by its letter, a reason as it is, to be
     numbered) with a + for a note and its marks; a mark every answer
     carries goes beside the question's number instead ("Q22^")."""
-    marked = [matrix_marks(cell) for cell in answers if not cell.missing]
-    common = "".join(mark for mark in marked[0]
-                     if all(mark in marks for marks in marked)) \
-        if len(marked) > 1 else ""
+    common = questions.shared_marks(answers)
     row = [records.label("Q%d%s" % (number, common))]
     for cell in answers:
         if cell.missing:
@@ -251,14 +245,9 @@ def matrix_row(number, answers, codes):
         text = codes.get(cell.winner) if names_winner(cell) else cell.short
         row.append(records.label("".join(
             [text, NOTE_MARK if cell.note else ""]
-            + [mark for mark in matrix_marks(cell) if mark not in common])))
+            + [mark for mark in questions.matrix_marks(cell)
+               if mark not in common])))
     return row
-
-
-def matrix_marks(cell):
-    """The flags a matrix cell shows: all but noisy values' ~, which its
-    interval already carries (the details line keeps it)."""
-    return cell.flags.replace(cells.NOISY_MARK, "")
 
 
 def _details(shown, headers):

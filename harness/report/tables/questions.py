@@ -29,6 +29,25 @@ INTRO = ("Each family's questions, answered per interpreter from the "
 # What the compact matrix leaves out of a cell, and where it is.
 MATRIX_NOTE = ("The matrix shows each answer alone, with its marks; its "
                "interval and notes are %s.")
+MARKS_NOTE = ("A mark beside a question (Q22^) is every answer's; %s "
+              "(noisy values) is left to the intervals, which carry it."
+              % cells.NOISY_MARK)
+
+
+def matrix_marks(cell):
+    """The flags a matrix cell shows: all but noisy values' ~, which its
+    interval already carries (its whole wording keeps it)."""
+    return cell.flags.replace(cells.NOISY_MARK, "")
+
+
+def shared_marks(answers):
+    """The marks every answer of a question carries (two answers or
+    more), said once beside the question instead of in each cell."""
+    marked = [matrix_marks(cell) for cell in answers if not cell.missing]
+    if len(marked) < 2:
+        return ""
+    return "".join(mark for mark in marked[0]
+                   if all(mark in marks for marks in marked))
 
 
 @dataclass
