@@ -176,8 +176,9 @@ class TextFindings:
 # a Markdown table without padding).
 MATRIX_GAP = 1
 NOTE_MARK = "+"
-ROW_MARKS_NOTE = ("%s A best-of's winners are letters, named on the "
-                  "question's line." % questions.MARKS_NOTE)
+ROW_MARKS_NOTE = ("%s (Q22^: beside its number.) A best-of's winners are "
+                  "letters, named on the question's line."
+                  % questions.MARKS_NOTE)
 
 
 def findings_as_text(found, escape, width=WIDTH):

@@ -29,7 +29,7 @@ INTRO = ("Each family's questions, answered per interpreter from the "
 # What the compact matrix leaves out of a cell, and where it is.
 MATRIX_NOTE = ("The matrix shows each answer alone, with its marks; its "
                "interval and notes are %s.")
-MARKS_NOTE = ("A mark beside a question (Q22^) is every answer's; %s "
+MARKS_NOTE = ("A mark beside a question is every one of its answers'; %s "
               "(noisy values) is left to the intervals, which carry it."
               % cells.NOISY_MARK)
 
