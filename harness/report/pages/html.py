@@ -173,27 +173,18 @@ def answer_cell(cell, numbered, kind, common=""):
                     tip=one_line(cell.display))
 
 
-def html_rows(rows, shaded, notes=None):
-    """Cells of model rows (the first a label), reasons numbered (in
-    ``notes``, when a block's tables share them): the rows and the
-    notes."""
-    short, reasons = layout.numbered(rows, notes)
-    return ([[HtmlCell(one_line(row[0].display), css="label")]
-             + [html_cell(cell, shaded) for cell in row[1:]]
-             for row in short], [one_line(r) for r in reasons])
-
-
-def html_table(table, anchor, title, note, notes=None):
-    """The table; its reasons numbered in ``notes`` when a block's tables
-    share them (the block lists them once, under its last table)."""
+def html_table(table, anchor, title, note):
+    """The table, its reason cells numbered already
+    (layout.numbered_tables); the lines it leaves out under it."""
     kind = (table.declaration or {}).get("cell", {}).get("kind")
     shaded = kind in SHADED_KINDS or table.shaded
-    rows, reasons = html_rows(table.rows, shaded, notes)
     return HtmlTable(
         anchor=anchor, title=one_line(title), note=one_line(note),
         header=[one_line(cell.display) for cell in table.header],
-        rows=rows, reasons=([] if notes is not None else reasons)
-        + [one_line(r) for r in table.left_out])
+        rows=[[HtmlCell(one_line(row[0].display), css="label")]
+              + [html_cell(cell, shaded) for cell in row[1:]]
+              for row in table.rows],
+        reasons=[one_line(r) for r in table.left_out])
 
 
 def _anchor(index):
@@ -202,13 +193,12 @@ def _anchor(index):
 
 def html_block(block, number, drawn=None):
     """The block's tables, each reason listed once under its last."""
-    notes = []
+    numbered, notes = layout.numbered_tables(block)
     tables = [html_table(table, _anchor(index), block.heading_of(table),
-                         block.note_of(table), notes)
-              for index, table in block.tables]
+                         block.note_of(table))
+              for index, table in numbered]
     if tables:
-        tables[-1].reasons[:0] = [one_line(line)
-                                  for line in layout.note_lines(notes)]
+        tables[-1].reasons[:0] = [one_line(line) for line in notes]
     return HtmlBlock(
         anchor="d%d" % number, title=one_line(block.title),
         paragraphs=[one_line(p) for p in block.paragraphs],

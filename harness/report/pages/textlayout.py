@@ -27,9 +27,10 @@ class TextTable:
     rows: list
     reasons: list = ()
     labels: list = ()  # "B1: a long row label", listed above the table
-    # Drawn as an RST simple table (columns one space apart, a line per
-    # row) rather than a grid: every row has a label, so no row reads as
-    # the one above continued.
+    # Drawn as a simple table (columns one space apart, a line per row:
+    # RST's simple table, Markdown's without padding) rather than a grid;
+    # in RST only where every row has a label, so that no row reads as the
+    # one above continued.
     simple: bool = False
 
     @property
@@ -37,12 +38,13 @@ class TextTable:
         return [max(len(row[i]) for row in [self.header] + self.rows)
                 for i in range(len(self.header))]
 
-    def parts(self, width, keep=1, gap=3):
+    def parts(self, width, keep=1):
         """The table as tables no wider than ``width`` (a line is the
-        cells plus ``gap`` characters each, plus 1: a grid's "| " and " ",
-        a compact matrix's single space): the first ``keep`` columns in
-        each, the others in groups; a titled table's parts after the
-        first are titled "... (continued)"."""
+        cells plus a gap each, plus 1: a grid's "| " and " " are 3, a
+        simple table's space 1): the first ``keep`` columns in each, the
+        others in groups; a titled table's parts after the first are
+        titled "... (continued)"."""
+        gap = SIMPLE_GAP if self.simple else 3
         widths = self.widths
         kept = sum(w + gap for w in widths[:keep]) + 1
         groups, group, used = [], [], kept
@@ -127,27 +129,22 @@ def _numbered_labels(rows, width):
     return rows, listed
 
 
-def as_text(table, escape, title, note, width=WIDTH, notes=None,
-            simple=False):
-    """A records.Table's cells (text and flags) as escaped strings, under
-    ``title`` and ``note`` (the block decides whether it has its own),
-    split into parts no wider than ``width``; long row labels numbered
-    and listed above it; its reasons numbered in ``notes`` when a
-    block's tables share them (the block lists them once); ``simple``:
-    as an RST simple table where it can be one (TextTable.simple)."""
-    rows, reasons = layout.numbered(table.rows, notes)
-    if notes is not None:
-        reasons = []
+def as_text(table, escape, title, note, width=WIDTH, simple=False):
+    """A records.Table's cells (text and flags; its reason cells numbered
+    already, layout.numbered_tables) as escaped strings, under ``title``
+    and ``note`` (the block decides whether it has its own), split into
+    parts no wider than ``width``; long row labels numbered and listed
+    above it; ``simple``: as an RST simple table where it can be one
+    (TextTable.simple)."""
     rows, labels = _numbered_labels(
-        [[escape(cell.display) for cell in row] for row in rows], width)
+        [[escape(cell.display) for cell in row] for row in table.rows],
+        width)
     simple = simple and all(row[0].strip() for row in rows)
     return TextTable(escape(title), wrap(escape(note), width),
                      [escape(cell.display) for cell in table.header], rows,
-                     [wrap(escape(r), width, "  ") for r in reasons]
-                     + [wrap_names(escape(r), width, "  ")
-                        for r in table.left_out],
-                     labels, simple).parts(
-                         width, gap=MATRIX_GAP if simple else 3)
+                     [wrap_names(escape(r), width, "  ")
+                      for r in table.left_out],
+                     labels, simple).parts(width)
 
 
 @dataclass
@@ -158,7 +155,7 @@ class TextFindings:
     which is which), each answer alone with its marks -- and under it
     each question's intervals and notes, one list item per question
     (``details``); at full width (``width`` 0) one grid table of family,
-    question and whole answers instead (``compact`` False)."""
+    question and whole answers instead."""
     note: str
     questions: list
     tables: list
@@ -166,15 +163,13 @@ class TextFindings:
     # as list items under questions.UNANSWERED_TITLE.
     unanswered: list = ()
     unanswered_title: str = questions.UNANSWERED_TITLE
-    compact: bool = False
     columns: str = ""
     details: list = ()
     details_title: str = "Intervals and notes, by question"
 
 
-# A compact matrix's columns are one space apart (an RST simple table,
-# a Markdown table without padding).
-MATRIX_GAP = 1
+# A simple table's columns are one space apart.
+SIMPLE_GAP = 1
 NOTE_MARK = "+"
 ROW_MARKS_NOTE = ("%s (Q22^: beside its number.) A best-of's winners are "
                   "letters, named on the question's line."
@@ -201,7 +196,8 @@ def findings_as_text(found, escape, width=WIDTH):
     headers = found.short_headers
     table = TextTable("", "", [escape(h) for h in ["Q"] + headers],
                       [[escape(cell.text) for cell in row] for row in short],
-                      [wrap(escape(r), width, "  ") for r in reasons])
+                      [wrap(escape(r), width, "  ") for r in reasons],
+                      simple=True)
     columns = "Columns: %s." % ", ".join(
         "%s = %s" % (short_name, full)
         for short_name, full in zip(headers, found.headers))
@@ -211,8 +207,7 @@ def findings_as_text(found, escape, width=WIDTH):
                          questions.MATRIX_NOTE % "listed under it",
                          ROW_MARKS_NOTE)
     return TextFindings(wrap(escape(note), width), asked,
-                        table.parts(width, gap=MATRIX_GAP) if rows else [],
-                        unanswered, compact=True,
+                        table.parts(width) if rows else [], unanswered,
                         columns=wrap(escape(columns), width),
                         details=details)
 
@@ -286,15 +281,14 @@ def _findings_full_width(found, shown, escape):
 def block_as_text(block, escape, width=WIDTH, simple=False):
     """The block's tables, each reason listed once under its last;
     ``simple``: RST simple tables where they can be."""
-    notes = []
-    parts = [part for _, table in block.tables
+    numbered, notes = layout.numbered_tables(block)
+    parts = [part for _, table in numbered
              for part in as_text(table, escape, block.heading_of(table),
-                                 block.note_of(table), width, notes,
-                                 simple)]
+                                 block.note_of(table), width, simple)]
     if parts:
         parts[-1] = replace(parts[-1], reasons=[
             wrap(escape(line), width, "  ")
-            for line in layout.note_lines(notes)] + list(parts[-1].reasons))
+            for line in notes] + list(parts[-1].reasons))
     return TextBlock(
         escape(block.title),
         [wrap(escape(p), width) for p in block.paragraphs],

@@ -136,6 +136,16 @@ def numbered(rows, notes=None):
     return short_rows, note_lines(notes)
 
 
+def numbered_tables(block):
+    """The block's (index, table) pairs with the reason cells of all its
+    tables numbered together (:func:`numbered`), and the note lines, for
+    under its last table: a reason its tables share is listed once."""
+    notes = []
+    tables = [(index, replace(table, rows=numbered(table.rows, notes)[0]))
+              for index, table in block.tables]
+    return tables, note_lines(notes)
+
+
 def note_lines(notes):
     """``[1] n/a: <reason>``, ... of numbered reasons."""
     return ["[%d] %s" % (i + 1, text) for i, text in enumerate(notes)]
