@@ -102,7 +102,7 @@ class Best(Judged):
         winner, runner_up, margin = context
         word = {"ahead": "ahead of", "below": "below"}.get(self._word(),
                                                             "over")
-        return spaced("%s, %sx" % (winner, cells.factor(margin)),
+        return spaced("%s, %s" % (winner, cells.multiple(margin)),
                        interval_text(found.interval),
                        "%s %s" % (word, runner_up))
 
@@ -111,8 +111,8 @@ class Best(Judged):
 
     def brief(self, found, context):
         winner, _, margin = context
-        return spaced("%s, %sx %s" % (winner, cells.factor(margin),
-                                       self._word()),
+        return spaced("%s, %s %s" % (winner, cells.multiple(margin),
+                                      self._word()),
                        interval_text(found.interval))
 
     def describe(self, grid):

@@ -81,7 +81,7 @@ class Ratio(Judged):
                                                  denominator.unit)))
 
     def compact(self, found, pair):
-        return cells.factor(found.value) + "x"
+        return cells.multiple(found.value)
 
     def division(self):
         over = self.spec["over"]

@@ -40,7 +40,7 @@ class Speedup(Judged):
             cells.format_quantity(this.mean, this.unit)))
 
     def compact(self, found, context):
-        return cells.factor(found.value) + "x"
+        return cells.multiple(found.value)
 
     def measure(self, lookup, dims):
         """(speedup, interval, this record, baseline record), or a Cell

@@ -93,6 +93,11 @@ def factor(number):
     return "%.0f" % number if abs(number) >= 100 else "%.2f" % number
 
 
+def multiple(number):
+    """A ratio or speedup as a multiple: ``2.77x``."""
+    return factor(number) + "x"
+
+
 def si(number):
     """Three significant digits with a k/M/G suffix: 1.23M, 999, 1.00k."""
     number = float("%.3g" % number)

@@ -118,10 +118,11 @@ def _cell(value, logged, records):
         numpy.exp(logged))
     significant = intervals.excludes(interval)
     flags = "" if significant else cells.NOT_SIGNIFICANT_MARK
-    text = spaced(cells.factor(value) + "x", interval_text(interval))
+    brief = cells.multiple(value)
+    text = spaced(brief, interval_text(interval))
     return Cell(text, value, flags=flags, interval=interval,
                 significant=significant, read=tuple(records),
-                brief=cells.factor(value) + "x")
+                brief=brief)
 
 
 def family_cells(free, twin_file, point, families):
