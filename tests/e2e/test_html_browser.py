@@ -47,9 +47,8 @@ SETUP = ("apt-get install -y chromium chromium-driver; pip install "
 # too; this page, of fewer interpreters and families, stays well within.
 PAGE_BYTES = 2_000_000
 # What a facet (a small multiple) may weigh, on average, for each line it
-# draws (a facet has a line per interpreter): this page's figures were
-# 8.1 kB a facet of about 9 lines before #34, 3.6 kB after (400 bytes a
-# line); at sixteen interpreters about 410 bytes a line.
+# draws: a facet has a line per interpreter, so a budget per facet would
+# shrink as columns are added (the figures are in #43's note).
 SERIES_BYTES = 600
 # What a finding's answer may mean (gilbench.report.pages.html).
 ANSWER_CLASSES = {"r-3", "r-2", "r-1", "r0", "r1", "r2", "r3", "und", "dec",
