@@ -60,9 +60,21 @@ Every benchmark also carries ``gilbench_run`` (stored once): a JSON object
 saying how the run was made -- its case ``modules`` (a path made
 absolute), ``params``, ``quick``, ``pin_threads``, ``fresh_workers``,
 ``timeout``, ``memory_limit``, ``pyperf_options`` and the measured
-``settings`` (environment) -- which ``gilbench extend`` repeats to
-append more worker processes.  A run it appended carries
-``gilbench_extended`` (int 1).
+``settings`` (environment), its ``design`` (``adaptive`` or ``fixed``)
+and told ``budget`` -- which ``gilbench extend`` repeats to append more
+worker processes.  A run it appended carries ``gilbench_extended`` (int
+1).
+
+What each benchmark's measurement cost (gilbench.model.design): every run
+of it carries ``gilbench_looks`` (int: its first look, and each round
+that added worker processes), ``gilbench_decision_looks`` (int: those
+looks at which an undecided finding kept it going; the report widens its
+interval for them), ``gilbench_seconds`` (float: the wall time of its
+benchmark programs, first look and rounds) and ``gilbench_stopped`` (why
+it stopped: ``narrow``, ``decided``, ``budget``, ``busy``, ``limit``,
+``failed`` or ``fixed``);
+a run a round added carries ``gilbench_round`` (int, from 1).  Files
+written before them lack them: one look, stopped ``fixed``.
 
 Every benchmark also carries how its interpreter was built
 (``gilbench.measure.buildinfo``; pyperf adds ``python_compiler`` and
@@ -117,6 +129,13 @@ PLANNED_CPUS_KEY = "gilbench_planned_cpus"
 MISNAMED_KEY = "python_misnamed"
 # A run added later by ``gilbench extend`` carries it (int 1).
 EXTENDED_KEY = "gilbench_extended"
+# What a benchmark's measurement cost, on each of its runs, and the round
+# that added a run (gilbench.model.design).
+LOOKS_KEY = "gilbench_looks"
+DECISION_LOOKS_KEY = "gilbench_decision_looks"
+SECONDS_KEY = "gilbench_seconds"
+STOPPED_KEY = "gilbench_stopped"
+ROUND_KEY = "gilbench_round"
 CASES_KEY = "cases"
 MEANS_KEY = "value_means"
 CASE_KEYS = (AXES_KEY, MEANS_KEY, "description")

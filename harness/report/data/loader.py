@@ -124,7 +124,10 @@ def _measured(path, bench, meta):
         foreign_cpu=max(per_run.get("foreign_cpu", (None,)),
                         key=lambda share: share or 0.0),
         values=tuple(bench.get_values()),
-        run_values=tuple(tuple(run.values) for run in runs))
+        run_values=tuple(tuple(run.values) for run in runs),
+        looks=int(max(per_run.get(fmt.LOOKS_KEY, (1,)))),
+        decision_looks=int(max(per_run.get(fmt.DECISION_LOOKS_KEY, (1,)))),
+        stopped=runs[-1].get_metadata().get(fmt.STOPPED_KEY))
 
 
 def _entries(path, run_meta, restore):

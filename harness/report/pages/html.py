@@ -168,9 +168,12 @@ def answer_cell(cell, numbered, kind, common=""):
                         tip=one_line(cell.text))
     marks = "".join(mark for mark in questions.matrix_marks(cell)
                     if mark not in common)
+    tip = cell.display
+    if cell.cost:
+        tip += " -- " + questions.cost_wording(cell.cost)
     return HtmlCell(one_line(cell.short), flag_groups(marks),
                     answer_class(cell, kind), note=one_line(cell.note),
-                    tip=one_line(cell.display))
+                    tip=one_line(tip))
 
 
 def html_table(table, anchor, title, note):
