@@ -15,6 +15,8 @@ import os
 import subprocess
 import sys
 
+from gilbench.measure import lifelines
+
 ENVIRONMENT = "GILBENCH_JUDGE_PYTHON"
 REPORT_MODULES = ("numpy", "scipy", "jinja2")
 
@@ -47,31 +49,60 @@ def judge_python():
 
 
 class Judge(object):
-    """Calls ``python -m gilbench judge`` with ``python``; one that fails
-    is not asked again (the rounds go on by spread alone) and says why."""
+    """A ``python -m gilbench judge --serve`` process, started at the
+    first judgement and kept for the rest (its imports cost more than a
+    judgement); one that fails is not asked again -- the rounds go on by
+    spread alone -- and says why."""
 
     def __init__(self, python):
         self.python = python
         self.failed = None
+        self._process = None
 
     def __call__(self, path):
         """A Verdict on the result file at ``path``, or None."""
         if self.failed:
             return None
-        command = [self.python, "-m", "gilbench", "judge", path]
         try:
-            process = subprocess.Popen(command, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE)
-            out, err = process.communicate()
-        except OSError as exc:
-            self.failed = "cannot start %s: %s" % (self.python,
-                                                   exc.strerror or exc)
-            return None
-        if process.returncode != 0:
-            said = [line for line in err.decode("utf-8", "replace")
-                    .splitlines() if line.strip()]
-            self.failed = said[-1] if said else "exit code %d" % (
-                process.returncode,)
-            return None
-        told = json.loads(out.decode("utf-8"))
+            if self._process is None:
+                self._process = subprocess.Popen(
+                    [self.python, "-m", "gilbench", "judge", "--serve"],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, universal_newlines=True,
+                    preexec_fn=lifelines.die_with_parent)
+                lifelines.KEPT.add(self._process.pid)
+            self._process.stdin.write(path + "\n")
+            self._process.stdin.flush()
+            line = self._process.stdout.readline()
+        except (IOError, OSError) as exc:
+            return self._fail("cannot ask %s: %s" % (
+                self.python, getattr(exc, "strerror", None) or exc))
+        if not line:
+            return self._fail(self._last_words())
+        told = json.loads(line)
+        if "error" in told:
+            return self._fail(told["error"])
         return Verdict(told["open"], told["undecided"], told["cannot"])
+
+    def _fail(self, why):
+        self.failed = why
+        self.close()
+        return None
+
+    def _last_words(self):
+        """What a judge that ended said last on stderr."""
+        self._process.stdin.close()
+        said = [line for line in self._process.stderr.read().splitlines()
+                if line.strip()]
+        return said[-1] if said else "%s ended" % self.python
+
+    def close(self):
+        if self._process is not None:
+            try:
+                self._process.stdin.close()
+            except (IOError, OSError):
+                pass
+            self._process.kill()
+            self._process.wait()
+            lifelines.KEPT.discard(self._process.pid)
+            self._process = None

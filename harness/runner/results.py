@@ -228,8 +228,11 @@ class Runs(object):
         self._hoister = _Hoister()
 
     def measured(self, name):
-        """The runs with values of benchmark ``name``."""
-        return [run for run, _ in self.runs.get(name, ()) if run.values]
+        """The runs with values of benchmark ``name``, each with its
+        metadata as it will be written."""
+        return [pyperf.Run(run.values, warmups=run.warmups,
+                           metadata=metadata, collect_metadata=False)
+                for run, metadata in self.runs.get(name, ()) if run.values]
 
     def add(self, name, path, extra):
         """Append the runs of the pyperf file at ``path`` to ``name``'s,

@@ -104,8 +104,16 @@ def _wanted(store, design, needed, failed):
 
 def spend(store, design, deadline, judge=None, say=None):
     """Rounds until none needs more, ``deadline`` (a time.time()) passes,
-    or the machine is busy; every benchmark's stop reason recorded.
-    Returns an Outcome."""
+    or the machine is busy; every benchmark's stop reason recorded, and
+    the judge closed.  Returns an Outcome."""
+    try:
+        return _spend(store, design, deadline, judge, say)
+    finally:
+        if judge is not None and hasattr(judge, "close"):
+            judge.close()
+
+
+def _spend(store, design, deadline, judge, say):
     outcome = Outcome()
     number = store.rounds_done()
     steps, limited = [], []

@@ -143,6 +143,7 @@ class ResultStore(_Store):
         _Store.__init__(self, benchmarks, args, pyperf_options)
         self.runs = runs
         self.work = work
+        self._changed = False  # since the file was last written
 
     def work_file(self, index, suffix):
         return os.path.join(self.work, "%04d.%s" % (index, suffix))
@@ -167,9 +168,15 @@ class ResultStore(_Store):
         state = _looked(self.state(index), decided_by, seconds)
         self.runs.add(name, path, {EXTENDED_KEY: 1, ROUND_KEY: number})
         self.runs.update(name, results.cost_metadata(state))
+        self._changed = True
+
+    def _write(self):
+        if self._changed:
+            self.runs.write()
+            self._changed = False
 
     def snapshot(self):
-        self.runs.write()
+        self._write()
         return self.runs.output
 
     def rounds_done(self):
@@ -178,10 +185,13 @@ class ResultStore(_Store):
                    + [0])
 
     def round_done(self, number):
-        self.runs.write()
+        self._write()
 
     def finish(self, stops):
         for index, why in stops.items():
-            self.runs.update(self.benchmarks[index].name,
-                             {STOPPED_KEY: why})
-        self.runs.write()
+            runs = self.measured()[index]
+            if runs[-1].get_metadata().get(STOPPED_KEY) != why:
+                self.runs.update(self.benchmarks[index].name,
+                                 {STOPPED_KEY: why})
+                self._changed = True
+        self._write()

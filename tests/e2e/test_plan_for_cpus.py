@@ -43,9 +43,17 @@ def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path):
                        tmp_path / "x.json", env=env)
     assert said.code == 0, said
     lines = said.stdout.splitlines()
-    assert lines[0] == "plan for 16 usable CPUs (GILBENCH_PLAN_CPUS=16):"
+    assert lines[0] == ("plan for 16 usable CPUs (GILBENCH_PLAN_CPUS=16), "
+                        "adaptive design:")
     assert "threads=1,2,3,4,5,8,16" in lines[1]
-    assert lines[-1].startswith("  total: about ")
+    assert lines[-2].startswith("  total: first looks about ")
+    assert "within a budget of" in lines[-2]
+    fixed = run_harness("run", "--dry-run", "--case", "gil.*", "-o",
+                        tmp_path / "x.json", "--design", "fixed", env=env)
+    assert fixed.stdout.splitlines()[-2].startswith("  total: about ")
+    told = run_harness("run", "--dry-run", "--case", "gil.*", "-o",
+                       tmp_path / "x.json", "--budget", "42", env=env)
+    assert "within a budget of 42 s (--budget)" in told.stdout
     assert not os.listdir(str(tmp_path))
 
 

@@ -16,9 +16,10 @@ Prints ``{"open": [benchmark names], "undecided": N, "cannot": M,
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 
-from gilbench.errors import OneLineErrorParser
+from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.report.data import loader
 from gilbench.report.numbers import intervals
 from gilbench.report.tables import pivot, questions
@@ -75,13 +76,40 @@ def verdict(results):
                         for item in open_]}
 
 
-def main(argv):
+def serve(lines, write):
+    """Judge the result file each of ``lines`` names, a JSON line each
+    (an error as {"error": ...}), until the lines end: one process for
+    all of a run's rounds, its imports paid once."""
+    for line in lines:
+        try:
+            said = verdict(loader.load_results([line.strip()]))
+        except UsageError as exc:
+            said = {"error": str(exc)}
+        write(json.dumps(said, sort_keys=True) + "\n")
+
+
+def _parser():
     parser = OneLineErrorParser(
         prog="gilbench judge",
         description="Print, as JSON, the benchmarks that undecided findings "
         "of result files read and more worker processes may decide.")
-    loader.add_paths_argument(parser)
-    args = parser.parse_args(argv)
+    parser.add_argument("paths", nargs="*", metavar="FILE_OR_DIR",
+                        help="result files, or directories of them")
+    parser.add_argument("--serve", action="store_true",
+                        help="read a result file's path per line on stdin "
+                        "and answer each with a JSON line (what a run's "
+                        "rounds use)")
+    return parser
+
+
+def main(argv):
+    args = _parser().parse_args(argv)
+    if args.serve:
+        serve(sys.stdin, lambda text: (sys.stdout.write(text),
+                                       sys.stdout.flush()))
+        return 0
+    if not args.paths:
+        raise UsageError("name result files, or --serve")
     print(json.dumps(verdict(loader.load_results(args.paths)),
                      sort_keys=True))
     return 0
