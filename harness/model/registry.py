@@ -90,7 +90,8 @@ class CaseSpec(object):
     its recipe (e.g. ``["-p", "2"]``), under the adaptive design only how
     long its values are (``--loops``, ``--min-time``), since how many
     processes and values it gets is the design's; the quick profile and
-    the user's own sizing options take precedence.  ``before_fork(params)`` (optional): work that every
+    the user's own sizing options take precedence.
+    ``before_fork(params)`` (optional): work that every
     process of the benchmark would repeat and can inherit instead (e.g.
     calibrating a C work loop), run once in the benchmark program before
     it forks its loop calibration and workers; prepare() must not rely on
