@@ -25,6 +25,7 @@ import time
 
 from gilbench.model import design as designs
 from gilbench.model.resultformat import BUSY_SHARE
+from gilbench.runner import judging
 
 
 class Step(object):
@@ -48,6 +49,7 @@ class Outcome(object):
         self.discarded = 0  # measurements that read busy
         self.failed = {}  # index: why a later measurement failed
         self.ended = None  # why the rounds ended
+        self.judged = False  # a judge was asked
         self.judge_failed = None
         self.undecided = None  # the last verdict's counts, if judged
         self.cannot = None
@@ -68,6 +70,11 @@ class Outcome(object):
         if self.judge_failed:
             said.append("findings not judged (%s): each benchmark was "
                         "measured by its spread alone" % self.judge_failed)
+        elif not self.judged and self.rounds:
+            said.append("findings not judged (no report side here; %s "
+                        "names one): each benchmark was measured by its "
+                        "spread alone, and gilbench refine judges them"
+                        % judging.ENVIRONMENT)
         return said
 
 
@@ -153,6 +160,7 @@ def _judged(store, judge, outcome):
     """The names an undecided finding reads (a set), from the judge."""
     if judge is None:
         return set()
+    outcome.judged = True
     verdict = judge(store.snapshot())
     if verdict is None:
         outcome.judge_failed = judge.failed
