@@ -9,11 +9,13 @@ install is named: the COMMAND then builds without isolation, with the
 tools the environment holds (gilbench's pins, 2.7's and the free-threaded
 builds' included) brought up to what the project asks.  A requirement
 that does not install here (setuptools >= 77 on Python 2.7) is one line,
-and the project is not installed: the line is left in the environment
-(gilbench.model.shadowing.UNBUILT_NOTE), so every benchmark importing the
-project is "n/a" with it and the environment goes on.  A build that fails
-with its requirements installed is one line and exit 1: that environment
-fails, the others go on.  Worker side: Python 2.7-compatible.
+and the project is not installed (an earlier build is uninstalled): the
+line is left in the environment (gilbench.model.shadowing.UNBUILT_NOTE),
+so every benchmark importing the project is "n/a" with it and the
+environment goes on.  A build that fails with its requirements installed
+is one line and exit 1, pip's whole output in the environment's
+gilbench-build.log: that environment fails, the others go on.  Worker
+side: Python 2.7-compatible.
 """
 from __future__ import print_function
 
@@ -46,14 +48,17 @@ def main(argv):
                       "%s (pip: %s)" % (name, requirement, _interpreter(),
                                         failed))
             _leave_note(root, reason)
+            # An earlier build left here would be measured as this one.
+            _run([sys.executable, "-m", "pip", "uninstall", "-y", "-q",
+                  name])
             print(PREFIX + "n/a: " + reason, file=sys.stderr)
             return 0
-    built = _run(command)
+    built = _run(command, log=_build_log())
     if built is not None:
         print(PREFIX + "error: %s did not build with its build requirements "
-              "(%s) installed: %s" % (name, ", ".join(requirements)
-                                      or "none declared", built),
-              file=sys.stderr)
+              "(%s) installed: %s (the whole output: %s)"
+              % (name, ", ".join(requirements) or "none declared", built,
+                 _build_log()), file=sys.stderr)
         return 1
     return 0
 
@@ -117,12 +122,16 @@ def _install(requirement):
                  "--disable-pip-version-check", requirement])
 
 
-def _run(command):
+def _run(command, log=None):
     """None if ``command`` succeeds, else the last line it printed that
-    says why (pip's "ERROR: ..."), or its exit code."""
+    says why (pip's "ERROR: ..."), or its exit code; its whole output
+    goes to the file ``log`` names, if any."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT)
     output = process.communicate()[0].decode("utf-8", "replace")
+    if log is not None:
+        with io.open(log, "w", encoding="utf-8") as stream:
+            stream.write(output)
     if process.returncode == 0:
         return None
     lines = [line.strip() for line in output.splitlines() if line.strip()]
@@ -130,6 +139,10 @@ def _run(command):
     said = (errors or lines or ["exit code %d" % process.returncode])[-1]
     return said[len("ERROR:"):].strip() if said.startswith("ERROR:") \
         else said
+
+
+def _build_log():
+    return os.path.join(sys.prefix, "gilbench-build.log")
 
 
 def _interpreter():

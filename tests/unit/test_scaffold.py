@@ -220,3 +220,68 @@ def test_a_project_with_two_packages_must_name_one(project, init):
     assert "fastsum, other" in done.stderr
     assert init(project, "--package", "other").code == 0
     assert "import" in (project / "bench" / "gilbench_cases.py").read_text()
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """An env's prefix in tmp_path, and projectbuild's pip calls recorded
+    (pip's answer given by ``env.answers``, None: it succeeded)."""
+    class Env(object):
+        prefix = tmp_path / "env"
+        ran = []
+        answers = {}
+    Env.prefix.mkdir()
+    monkeypatch.setattr(sys, "prefix", str(Env.prefix))
+
+    def run(command, log=None):
+        Env.ran.append(command[-1] if command[:3] == [
+            sys.executable, "-m", "pip"] else " ".join(command))
+        return Env.answers.get(command[-1])
+    monkeypatch.setattr(projectbuild, "_run", run)
+    return Env
+
+
+def _modern(tmp_path):
+    root = tmp_path / "intpack"
+    shutil.copytree(os.path.join(FIXTURES, "intpack_project"), str(root))
+    return str(root)
+
+
+def test_a_build_requirement_that_cannot_install_is_one_line_and_n_a(
+        tmp_path, env, capsys):
+    from gilbench.model import shadowing
+    root = _modern(tmp_path)
+    env.answers["setuptools >= 77"] = ("No matching distribution found for "
+                                       "setuptools>=77")
+    assert projectbuild.main([root, "--", "build", "it"]) == 0
+    said = capsys.readouterr().err
+    assert said == (
+        "gilbench: n/a: intpack's build requires setuptools >= 77, which "
+        "does not install on %s (pip: No matching distribution found for "
+        "setuptools>=77)\n" % projectbuild._interpreter())
+    # Not built, and an earlier build gone; the reason left for the runs.
+    assert env.ran == ["setuptools >= 77", "intpack"]
+    assert shadowing.unbuilt() == (root, said[len("gilbench: n/a: "):-1])
+
+
+def test_a_project_builds_after_its_requirements_and_forgets_the_note(
+        tmp_path, env, capsys):
+    from gilbench.model import shadowing
+    root = _modern(tmp_path)
+    with open(shadowing.unbuilt_note_path(), "w") as note:
+        note.write("%s\nan earlier env's reason\n" % root)
+    assert projectbuild.main([root, "--", "build", "it"]) == 0
+    assert env.ran == ["setuptools >= 77", "Cython >= 3.1", "build it"]
+    assert shadowing.unbuilt() is None and capsys.readouterr().err == ""
+    env.answers["it"] = "error: command 'gcc' failed"
+    assert projectbuild.main([root, "--", "build", "it"]) == 1
+    said = capsys.readouterr().err
+    assert said.startswith(
+        "gilbench: error: intpack did not build with its build requirements "
+        "(setuptools >= 77, Cython >= 3.1) installed: error: command 'gcc' "
+        "failed (the whole output: ") and said.count("\n") == 1
+
+
+def test_projectbuild_without_a_command_is_a_usage_error(capsys):
+    assert projectbuild.main(["."]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
