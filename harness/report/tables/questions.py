@@ -26,9 +26,13 @@ from gilbench.report.tables import builds, pivot
 TITLE = "Findings"
 INTRO = ("Each family's questions, answered per interpreter from the "
          "tables below. %s ? marks an answer that is not significant; "
-         "(up to N processes), a + in the matrix: an answer whose "
-         "benchmarks got more worker processes than their first look (the "
-         "run's rounds, or gilbench refine); what each answer's "
+         "a + in the matrix, an answer with a note: (up to N processes), "
+         "its benchmarks got more worker processes than their first look "
+         "(the run's rounds, or gilbench refine); \"differs from\", the "
+         "same question at a contrasting point its family declares "
+         "(another value of one of its dimensions) is answered "
+         "significantly differently there (the two intervals do not "
+         "overlap), and both answers are given.  What each answer's "
          "measurement cost is one hover away."
          % intervals.NOTE)
 # What the compact matrix leaves out of a cell, and where it is.
@@ -249,6 +253,8 @@ def findings_table(results, families):
                 del reads[:]
                 found_cell = answer(kind, declaration, records, lookup,
                                     result.interpreter, result.planned_cpus)
+                found_cell = contrasted(found_cell, kind, declaration,
+                                        records, lookup, result)
                 answers.append(_with_cost(
                     replace(found_cell, read=tuple(reads))))
             table.rows.append(Finding(
@@ -259,6 +265,34 @@ def findings_table(results, families):
         table.rows.append(Finding(builds.FAMILY, declaration["question"],
                                   declaration, answers, evidence))
     return table
+
+
+def contrasted(found, kind, declaration, records, lookup, result):
+    """``found`` with a note giving both answers where the declaration's
+    contrast (another value of dimensions its point names) is answered
+    significantly differently: their 95% intervals do not overlap, a
+    conservative test that needs nothing of the kind but its interval."""
+    contrast = declaration.get("contrast")
+    if not contrast or found.missing:
+        return found
+    other = answer(kind, dict(declaration, at=dict(declaration["at"],
+                                                   **contrast)),
+                   records, lookup, result.interpreter, result.planned_cpus)
+    if other.missing or not apart(found.interval, other.interval):
+        return found
+    said = ", ".join("%s=%s" % (dim, declaration["at"][dim])
+                     for dim in contrast)
+    other_said = ", ".join("%s=%s" % item for item in contrast.items())
+    return replace(found, note=cells.spaced(found.note, "(%s: %s; differs "
+                                            "from %s: %s)" % (
+                                                said, found.short,
+                                                other_said, other.text)))
+
+
+def apart(one, other):
+    """Whether two intervals do not overlap."""
+    return (one is not None and other is not None
+            and (one[1] < other[0] or other[1] < one[0]))
 
 
 def processes(record):
@@ -277,7 +311,8 @@ def _with_cost(found):
                for r in found.read):
         return found
     most = max(processes(r) for r in found.read)
-    return replace(found, note="(up to %d processes)" % most)
+    return replace(found, note=cells.spaced(
+        "(up to %d processes)" % most, found.note))
 
 
 def cost(records):
