@@ -10,8 +10,8 @@ One object owns sizing, and the run, ``gilbench extend`` (and so
     least 40 ms); a benchmark measured while the machine was busy is
     measured once more.  Kept to compare against.
 ``adaptive`` (the default)
-    a *first look* -- 2 worker processes x (1 warmup + 2 values of at
-    least 20 ms), loops calibrated to the minimum time rather than
+    a *first look* -- 2 worker processes x 2 values of at least 20 ms (and
+    a warmup on PyPy), loops calibrated to the minimum time rather than
     doubled past it -- then *rounds* (``gilbench.runner.rounds``) that
     give more worker processes to the benchmarks that still need them,
     within a time budget: a benchmark whose mean is wider than
@@ -58,10 +58,13 @@ QUICK_PYPERF = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.02"]
 
 # The adaptive first look: two processes (the fewest that show the
 # spread between processes) of two values each (the fewest that show the
-# spread within one).
+# spread within one), with no warmup where the first value is like the
+# others (a CPython fork has imported and set the case up already;
+# docs/reading.rst gives the figures) and one where a JIT compiles the
+# loop first (PyPy).
 FIRST_PROCESSES = 2
 FIRST_VALUES = 2
-FIRST_WARMUPS = 1
+FIRST_WARMUPS = {"PyPy": 1}
 FIRST_MIN_TIME = 0.02
 # A benchmark never gets more worker processes than this, nor a round
 # more values per process.
@@ -74,8 +77,11 @@ MOST_VALUES = 8
 RUN_DRIFT = 0.05
 TARGET = RUN_DRIFT / 2
 # The default budget: the fixed recipe's estimated time times this (so
-# --quick, --rigorous and --fast, which size that recipe, size it too).
+# --quick, --rigorous and --fast, which size that recipe, size it too);
+# a run's rounds end this many seconds before it, for the run's own end
+# (the result file written from the journal).
 BUDGET_SHARE = 0.5
+END_RESERVE = 2.0
 
 # Why a benchmark's measurement stopped (gilbench_stopped).
 NARROW = "narrow"      # its processes agree within TARGET
@@ -188,6 +194,14 @@ def split_options(pyperf_options):
 _ALIASES = {"--loops": ("-l", "--loops"), "--min-time": ("--min-time",)}
 
 
+def first_warmups(implementation=None):
+    """The first look's warmups per worker process on this interpreter
+    (or ``implementation``, as platform names it)."""
+    import platform
+    return FIRST_WARMUPS.get(implementation
+                             or platform.python_implementation(), 0)
+
+
 def _given(options, name):
     """Whether ``options`` set ``name`` (by any of its spellings)."""
     return any(o.split("=")[0] in _ALIASES[name] for o in options)
@@ -245,7 +259,7 @@ class Design(object):
         told = [o for o in self.sizing if o not in _FLAGS]
         options = told or ["-p", str(FIRST_PROCESSES),
                            "-n", str(FIRST_VALUES),
-                           "-w", str(FIRST_WARMUPS)]
+                           "-w", str(first_warmups())]
         length = _value_length(bench.spec.sizing if bench else ())
         for name, default in (("--min-time", str(FIRST_MIN_TIME)),
                               ("--loops", None)):
@@ -270,6 +284,29 @@ class Design(object):
         return BUDGET_SHARE * sum(full.recipe(b).seconds(forks_of(b))
                                   for b in benchmarks)
 
+    def recipe_seconds(self, bench, calibration, runs, seconds):
+        """What the full fixed recipe would have cost ``bench`` on this
+        machine, from its first look: its ``calibration`` run (or None),
+        its ``runs`` with values and the ``seconds`` its program took.
+        The first look's overhead (program, process starts, set-up,
+        pyperf's bookkeeping) scaled to the recipe's processes, plus the
+        recipe's calibration (pyperf's doubling) and its warmups and
+        values, at the loops it would have calibrated to."""
+        recipe = Design(FIXED, sizing=self.sizing).recipe(bench)
+        per_loop = _per_loop(runs)
+        spent = _timed_seconds(runs) + _timed_seconds(
+            [calibration] if calibration is not None else [])
+        overhead = max(seconds - spent, 0.0) * (2.0 + recipe.processes) / (
+            2.0 + len(runs))
+        loops, doubling = recipe.loops, 0.0
+        if loops is None:
+            loops = 1
+            while loops * per_loop < recipe.min_time and loops < 2 ** 32:
+                loops *= 2
+            doubling = (2 * loops - 1) * per_loop
+        return overhead + doubling + recipe.processes * (
+            recipe.values + recipe.warmups) * loops * per_loop
+
     def more(self, groups, costs, needs_finding, processes_so_far):
         """The next round for a benchmark: (processes to add, values per
         process), or None when it needs no more.  ``groups``: its values
@@ -282,6 +319,27 @@ class Design(object):
         if not (wide or needs_finding):
             return None
         return next_round(groups, costs, processes_so_far)
+
+
+def _timed_seconds(runs):
+    """The seconds pyperf ``runs`` spent inside their timed calls,
+    warmups and calibration included."""
+    total = 0.0
+    for run in runs:
+        meta = run.get_metadata()
+        inner = meta.get("inner_loops", 1)
+        total += sum(value * meta.get("loops", 1) * inner
+                     for value in run.values)
+        total += sum(loops * value * inner for loops, value in run.warmups)
+    return total
+
+
+def _per_loop(runs):
+    """Seconds per loop of pyperf ``runs`` (a value is per loop, over its
+    inner loops)."""
+    per_loop = [value * run.get_metadata().get("inner_loops", 1)
+                for run in runs for value in run.values]
+    return statistics.mean(per_loop) if per_loop else 0.0
 
 
 def repeat(loops, warmups, processes, values):
@@ -378,6 +436,17 @@ def optimal_values(t1, t2, costs):
         return MOST_VALUES
     wanted = math.sqrt(process_seconds / value_seconds * t1 / t2)
     return int(min(max(math.ceil(wanted), 1), MOST_VALUES))
+
+
+def benefit(groups, processes, values):
+    """How much a step of ``processes`` more processes with ``values``
+    each lowers the variance of the mean of ``groups`` (relative, on the
+    log scale): the report's estimate now, less Kalibera and Jones's
+    projection after it."""
+    t1, t2 = components(groups)
+    now = between_processes(logged(groups))
+    after = ((t2 or 0.0) + (t1 or 0.0) / values) / (len(groups) + processes)
+    return max(now - after, 0.0)
 
 
 def next_round(groups, costs, processes_so_far, target=TARGET):

@@ -31,12 +31,13 @@ from gilbench.runner import judging
 class Step(object):
     """One benchmark's part of a round."""
 
-    def __init__(self, index, add, values, cost, needed):
+    def __init__(self, index, add, values, cost, needed, gain):
         self.index = index
         self.add = add
         self.values = values
         self.cost = cost
         self.needed = needed  # an undecided finding reads it
+        self.gain = gain  # how much it narrows the mean, per second
 
 
 class Outcome(object):
@@ -78,6 +79,17 @@ class Outcome(object):
         return said
 
 
+def recipe_seconds(store, design):
+    """What the full fixed recipe would have taken for the benchmarks of
+    a run's journal ``store``, from their first looks (the design's
+    recipe_seconds), the failed and hung ones as they took."""
+    return store.failed_seconds() + sum(
+        design.recipe_seconds(store.benchmarks[index],
+                              store.calibration(index), runs,
+                              store.state(index).get("seconds", 0.0))
+        for index, runs in store.measured().items())
+
+
 def busy(runs):
     """Whether any of pyperf ``runs`` was measured on a busy machine."""
     return any((run.get_metadata().get("foreign_cpu") or 0.0) > BUSY_SHARE
@@ -103,9 +115,12 @@ def _wanted(store, design, needed, failed):
         add, values = want
         cost = designs.PROGRAM_SECONDS + add * (costs[1]
                                                  + values * costs[0])
-        steps.append(Step(index, add, values, cost, name in needed))
-    # Answers a finding waits on first, then the cheapest.
-    steps.sort(key=lambda step: (not step.needed, step.cost))
+        steps.append(Step(index, add, values, cost, name in needed,
+                          designs.benefit(groups, add, values) / cost))
+    # Answers a finding waits on first, cheapest first; then what narrows
+    # a mean most for its seconds.
+    steps.sort(key=lambda step: (not step.needed,
+                                 step.cost if step.needed else -step.gain))
     return steps, limited
 
 

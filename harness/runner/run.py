@@ -181,16 +181,22 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
         store.finish(dict((index, designs.RECIPE)
                           for index in store.measured()))
         return None
-    skipped = availability(benchmarks)
-    budget = design.budget([bench for bench in benchmarks
-                            if bench.name not in skipped])
+    fixed = rounds.recipe_seconds(store, design)
+    budget = design.told_budget
+    if budget is None:
+        budget = designs.BUDGET_SHARE * fixed
     python = judging.judge_python()
     say = None if args.quiet else (
         lambda line: print("gilbench: " + line, file=sys.stderr))
     outcome = rounds.spend(
-        store, design, time.time() + budget - clock.spent(),
+        store, design,
+        time.time() + budget - clock.spent() - designs.END_RESERVE,
         judging.Judge(python) if python else None, say)
-    return outcome.lines(budget, clock.spent())
+    return outcome.lines(budget, clock.spent()) + [
+        "the fixed recipe would have taken about %.0f s here (from the "
+        "first looks' own costs)%s" % (
+            fixed, "" if design.told_budget is not None else
+            "; the budget is half of it")]
 
 
 def _run_all(benchmarks, design, args, pyperf_options, book, done, clock):

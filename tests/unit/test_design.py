@@ -44,7 +44,8 @@ def test_the_first_look_keeps_the_cases_value_length_not_its_repetitions():
     first = designs.Design().first(_bench(["-n", "6", "--loops", "40"]))
     assert first.scaled
     assert (first.processes, first.values, first.warmups) == (
-        designs.FIRST_PROCESSES, designs.FIRST_VALUES, designs.FIRST_WARMUPS)
+        designs.FIRST_PROCESSES, designs.FIRST_VALUES,
+        designs.first_warmups())
     assert first.loops == 40
     short = designs.Design().first(_bench(["--min-time", "0.01"]))
     assert short.min_time == 0.01 and short.values == designs.FIRST_VALUES
@@ -53,6 +54,11 @@ def test_the_first_look_keeps_the_cases_value_length_not_its_repetitions():
         _bench(["--loops", "40"]))
     assert (told.processes, told.values) == (1, 1)
     assert "--rigorous" not in told.options
+
+
+def test_a_jit_gets_a_warmup_in_its_first_look_and_cpython_none():
+    assert designs.first_warmups("PyPy") == 1
+    assert designs.first_warmups("CPython") == 0
 
 
 def test_the_first_look_costs_less_than_the_recipe():
