@@ -278,11 +278,16 @@ class Design(object):
         the full one even for --quick, whose quick profile is about the
         first look itself: --quick's budget is smaller by its fewer
         benchmarks; --rigorous's larger by its doubled processes."""
+        full = Design(FIXED, sizing=self.sizing)
+        return self.budget_of(sum(full.recipe(b).seconds(forks_of(b))
+                                  for b in benchmarks))
+
+    def budget_of(self, fixed_seconds):
+        """The budget of a run whose fixed recipe takes
+        ``fixed_seconds``: the one told, else BUDGET_SHARE of it."""
         if self.told_budget is not None:
             return self.told_budget
-        full = Design(FIXED, sizing=self.sizing)
-        return BUDGET_SHARE * sum(full.recipe(b).seconds(forks_of(b))
-                                  for b in benchmarks)
+        return BUDGET_SHARE * fixed_seconds
 
     def recipe_seconds(self, bench, calibration, runs, seconds):
         """What the full fixed recipe would have cost ``bench`` on this

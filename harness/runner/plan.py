@@ -83,8 +83,9 @@ def lines(plan):
                         _duration(plan["estimated_seconds"]),
                         _duration(plan["budget_seconds"]),
                         "--budget" if plan["budget_told"] else
-                        "half the full fixed recipe's estimate for these "
-                        "benchmarks; --budget sets it"))
+                        "about half the full fixed recipe's time; the run "
+                        "sets it from its first looks' costs; --budget "
+                        "sets it instead"))
     else:
         said.append("  total: about %s" % _duration(
             plan["estimated_seconds"]))

@@ -182,9 +182,7 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
                           for index in store.measured()))
         return None
     fixed = rounds.recipe_seconds(store, design)
-    budget = design.told_budget
-    if budget is None:
-        budget = designs.BUDGET_SHARE * fixed
+    budget = design.budget_of(fixed)
     python = judging.judge_python()
     say = None if args.quiet else (
         lambda line: print("gilbench: " + line, file=sys.stderr))
