@@ -162,7 +162,13 @@ class TimeFunction(object):
         record.record_facts(cpu_utilisation=sum(recent) / len(recent))
         if window is not None:
             self.foreign.append(window)
-            share = foreign.share(self.foreign[-count:])
+            recent = self.foreign[-count:]
+            # The sums too: a benchmark's runs, each too short for the
+            # ticks to tell, tell together (gilbench.runner.rounds).
+            record.record_facts(
+                foreign_seconds=sum(w[0] for w in recent),
+                foreign_capacity=sum(w[1] for w in recent))
+            share = foreign.share(recent)
             if share is not None:
                 record.record_facts(foreign_cpu=share)
 

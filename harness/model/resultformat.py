@@ -38,7 +38,9 @@ one key per axis, e.g. ``threads`` (int), ``kind`` (str), ``cs_ns`` (int)
 Per run (pyperf worker) it adds ``cpu_utilisation`` (CPU seconds of the
 process, or process tree, over the timed window / wall seconds),
 ``foreign_cpu`` (the share of the usable CPUs other processes took while
-the values were measured, over all of them; Linux only), ``worker_start``
+the values were measured, over all of them, where they last long enough
+for the ticks to tell; Linux only) with the CPU seconds it is the share
+of, ``foreign_seconds`` over ``foreign_capacity``, ``worker_start``
 (``fork`` or ``fresh interpreter``), for a renewing fork
 ``worker_heap_objects`` (objects of random sizes and number it kept
 before loading the case) and ``worker_reimported`` (case modules it
@@ -145,6 +147,37 @@ DEFAULT_ORDER = 100  # a family that declares no ORDER
 # taken reads 0.5, and the ticks' rounding on an idle machine stays below
 # (docs/reading.rst, "A busy machine").
 BUSY_SHARE = 0.3
+# CPU seconds of windows below which a share is not told: each read of
+# /proc/stat is off by up to a tick (10 ms) per CPU.
+FOREIGN_MIN_CAPACITY = 0.2
+
+
+def foreign_share(pairs):
+    """Other processes' share of the CPUs over (CPU seconds they took,
+    CPU seconds there were) ``pairs``, or None when the latter add up
+    to too little for the ticks to tell."""
+    pairs = list(pairs)
+    capacity = sum(pair[1] for pair in pairs)
+    if capacity < FOREIGN_MIN_CAPACITY:
+        return None
+    return max(0.0, sum(pair[0] for pair in pairs) / capacity)
+
+
+def busiest_share(metadatas):
+    """The largest share of the CPUs other processes took while measured
+    runs (their ``metadatas``) ran: of one run (its ``foreign_cpu``), or
+    of all together where each is too short to tell alone; None where
+    not even together."""
+    metadatas = list(metadatas)
+    shares = [meta["foreign_cpu"] for meta in metadatas
+              if meta.get("foreign_cpu") is not None]
+    together = foreign_share((meta["foreign_seconds"],
+                              meta["foreign_capacity"])
+                             for meta in metadatas
+                             if "foreign_capacity" in meta)
+    if together is not None:
+        shares.append(together)
+    return max(shares) if shares else None
 # The drivers' count axes: what a reference point is given per.
 COUNT_AXES = ("threads", "processes")
 # What a file written before REFERENCE_KEY existed was read against: the

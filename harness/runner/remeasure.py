@@ -14,6 +14,7 @@ import time
 
 import pyperf
 
+from gilbench.model import resultformat
 from gilbench.model.resultformat import BUSY_SHARE
 from gilbench.runner import child
 
@@ -21,12 +22,14 @@ AGAIN = "again."  # the second measurement's work files
 
 
 def busiest_share(path):
-    """The largest ``foreign_cpu`` among a pyperf file's measured runs, or
-    None where none could tell one (values too short for the ticks)."""
+    """share_of the measured runs of a pyperf file."""
     bench = pyperf.Benchmark.load(path)
-    shares = [run.get_metadata()["foreign_cpu"] for run in bench.get_runs()
-              if run.values and "foreign_cpu" in run.get_metadata()]
-    return max(shares) if shares else None
+    return share_of([run for run in bench.get_runs() if run.values])
+
+
+def share_of(runs):
+    """resultformat.busiest_share of pyperf ``runs``."""
+    return resultformat.busiest_share(run.get_metadata() for run in runs)
 
 
 def busy_entries(book, done):

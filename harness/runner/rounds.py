@@ -25,7 +25,7 @@ import time
 
 from gilbench.model import design as designs
 from gilbench.model.resultformat import BUSY_SHARE
-from gilbench.runner import judging
+from gilbench.runner import judging, remeasure
 
 
 class Step(object):
@@ -91,9 +91,9 @@ def recipe_seconds(store, design):
 
 
 def busy(runs):
-    """Whether any of pyperf ``runs`` was measured on a busy machine."""
-    return any((run.get_metadata().get("foreign_cpu") or 0.0) > BUSY_SHARE
-               for run in runs)
+    """Whether pyperf ``runs`` (one measurement's) were measured on a busy
+    machine (gilbench.runner.remeasure.share_of)."""
+    return (remeasure.share_of(runs) or 0.0) > BUSY_SHARE
 
 
 def _wanted(store, design, needed, failed):

@@ -194,3 +194,12 @@ def test_what_still_needed_more_says_why_it_stopped(ended, expected):
     outcome.ended = ended
     steps, limited = rounds._wanted(store, designs.Design(), set(), {})
     assert rounds._stops(store, outcome, steps, limited) == {0: expected}
+
+
+def test_runs_too_short_to_tell_alone_tell_busy_together():
+    def run(others, capacity):
+        return SimpleNamespace(get_metadata=lambda: {
+            "foreign_seconds": others, "foreign_capacity": capacity})
+    assert not rounds.busy([run(0.05, 0.1)])  # too short alone
+    assert rounds.busy([run(0.05, 0.1), run(0.06, 0.1), run(0.05, 0.1)])
+    assert not rounds.busy([run(0.0, 0.1), run(0.01, 0.1), run(0.0, 0.1)])
