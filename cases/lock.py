@@ -276,9 +276,12 @@ def choice_call(variant):
     sharing mode, ``cs_ns`` inside each call's lock, ``work_ns`` after
     it."""
     def prepare(params):
+        inside = _cs_iters(params)
+        outside = import_extension(CYTHON_MODULE).iters_for_ns(
+            float(params["work_ns"]))
+        record(outside_iters=outside)
         locks = lock_set(params["kind"], params["sharing"],
-                         params["threads"], _cs_iters(params),
-                         _cs_iters(params, "work_ns"))
+                         params["threads"], inside, outside)
         return SharedCalls(locks, variant)
     return prepare
 
