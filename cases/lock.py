@@ -303,15 +303,18 @@ CHOICE_KINDS = {
              "cython_critical_section"],
             ["none", "mutex", "pymutex", "critical_section"],
             ["critical_section2", "spin"]),
-    "nogil": (["atomic", "mutex", "pythread", "pymutex", "cython_pymutex"],
-              ["mutex", "pymutex"], ["none", "spin"]),
+    "nogil": (["mutex", "pythread", "pymutex", "cython_pymutex"],
+              ["mutex", "pymutex"], ["none", "atomic", "spin"]),
 }
+# By default the kinds whose waiting differs: Cython's constructs are
+# PyMutex and a critical section on 3.13+ (--param kind=... adds them).
 FAIR_KINDS = {
     "gil": (["mutex", "pythread", "pymutex", "critical_section",
-             "cython_pymutex", "cython_critical_section"],
-            ["atomic", "spin", "critical_section2"]),
-    "nogil_loop": (["mutex", "pythread", "pymutex", "cython_pymutex"],
-                   ["atomic", "spin"]),
+             "cython_pymutex"],
+            ["atomic", "spin", "critical_section2",
+             "cython_critical_section"]),
+    "nogil_loop": (["mutex", "pythread", "pymutex"],
+                   ["atomic", "spin", "cython_pymutex"]),
 }
 _HOW = {"gil": "GIL held (Cython)",
         "nogil": "GIL released around each call (Cython with nogil)",
