@@ -7,11 +7,11 @@ and fails a lock that loses updates.  On a free-threaded build (where
 PyMutex and critical sections really lock) the same in a subprocess."""
 import errno
 import sys
-import threading
 
 import pytest
 from helpers import drive
 from test_free_threading import cc, cython_tree, ft_python, guarded  # noqa: F401  (fixtures)
+from test_lock import hammer
 
 from gilbench.api import Unavailable
 
@@ -23,27 +23,6 @@ HAS_CY31 = sys.version_info[0] >= 3
 NTHREADS = 4
 CALLS = 5000
 CS_ITERS = 20  # widens the counter's read-modify-write window
-
-
-def hammer(call, nthreads=NTHREADS, calls=CALLS):
-    gate = threading.Event()
-    errors = []
-
-    def body():
-        gate.wait()
-        try:
-            for _ in range(calls):
-                call()
-        except BaseException as exc:  # reported below
-            errors.append(exc)
-    workers = [threading.Thread(target=body) for _ in range(nthreads)]
-    for worker in workers:
-        worker.start()
-    gate.set()
-    for worker in workers:
-        worker.join(60)
-    assert not any(w.is_alive() for w in workers), "a thread hung"
-    assert errors == []
 
 
 def built(kind):
@@ -68,7 +47,7 @@ def test_every_built_kind_counts_exactly_across_threads(kind, method):
         pytest.skip("%s is n/a here (test_unbuilt_kinds_say_why; the "
                     "free-threaded test below runs it)" % kind)
     lock = capi.make_lock(kind, CS_ITERS)
-    hammer(getattr(lock, method))
+    hammer(getattr(lock, method), NTHREADS, CALLS)
     capi.check_counter(lock.counter(), NTHREADS * CALLS)
 
 
