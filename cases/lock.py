@@ -23,7 +23,14 @@ Cases (threads driver unless said):
 ``breakeven``  ``work_ns`` of C work per call and no lock, GIL held vs
                released: the work size from which releasing the GIL wins;
 ``map``        a 1024-key hash map behind one mutex, 100% lookups
-               (``ops=read``) or 70/30 lookups/updates (``ops=mix``).
+               (``ops=read``) or 70/30 lookups/updates (``ops=mix``);
+``choice``     the locks an extension author chooses between since 3.13
+               (cases/_lock_capi.py: PyMutex, PyThread_type_lock,
+               critical sections, Cython's pymutex and critical_section,
+               an atomic floor) around ``cs_ns`` of work, ``work_ns``
+               after it, shared, one per thread or striped;
+``fairness``   one shared lock taken until a stop flag, recording each
+               thread's acquisitions and Jain's index per value.
 
 A value is wall seconds per loop; in one loop each of the N threads (or
 processes) makes one call.  Every C case records the calibration
@@ -32,8 +39,10 @@ processes) makes one call.  Every C case records the calibration
 
 Findings: the work size per call from which releasing the GIL pays off at
 2 threads (the cache write-up's question: when is a call worth
-``with nogil``?), the cheapest lock under contention (its lock kinds), and
-what its process-shared robust mutex costs at 2 processes against 1.
+``with nogil``?), the cheapest lock under contention (its lock kinds),
+what its process-shared robust mutex costs at 2 processes against 1; and
+of the C-API locks: the cheapest at 1 and N threads, a critical section's
+cost, PyMutex against a pthread mutex, and their fairness.
 """
 import threading
 from itertools import repeat
