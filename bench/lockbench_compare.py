@@ -7,9 +7,8 @@ Usage: python bench/lockbench_compare.py [--envs py313t,py313t-gil,...]
        [--cache DIR]
 
 lockbench.py comes from Debian unstable's ``python3.14-examples`` package,
-fetched once with a private apt (as tools/provide_debian_python.sh fetches
-interpreters) and unpacked into ``--cache`` (default
-~/.cache/gilbench-lockbench); it is never copied into the project.  It needs
+fetched once (bench/debian_examples.py) into ``--cache`` (default
+~/.cache/gilbench-examples); it is never copied into the project.  It needs
 ``_testinternalcapi``, which the interpreters of the given tox envs must
 have (the free-threaded 3.13 built here, the relocated 3.13, 3.14, 3.15);
 ``-gil`` runs an env's interpreter with PYTHON_GIL=1.
@@ -31,20 +30,17 @@ explains the differences.
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+
+from debian_examples import fetch
 
 from gilbench.report import kinds
 from gilbench.report.data import loader
 from gilbench.report.data.lookup import Lookup
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PACKAGE = "python3.14-examples"
-MEMBER = "usr/share/doc/python3.14/examples/lockbench/lockbench.py"
-MIRROR = os.environ.get("GILBENCH_DEBIAN_MIRROR",
-                        "http://deb.debian.org/debian")
 LOCKS = {"PyMutex": "pymutex", "PyThread_type_lock": "pythread"}
 MARGIN = 0.20
 
@@ -68,50 +64,6 @@ for lock in ("PyMutex", "PyThread_type_lock"):
                           "fairness": lockbench.jains_fairness(iters)})
 print(json.dumps(found))
 '''
-
-
-def private_apt(work):
-    """apt-get with its own sources, lists and cache under ``work``."""
-    return ["apt-get", "-q",
-            "-o", "Dir::Etc::SourceList=/dev/null",
-            "-o", "Dir::Etc::SourceParts=%s/sources" % work,
-            "-o", "Dir::State::Lists=%s/lists" % work,
-            "-o", "Dir::State::status=/dev/null",
-            "-o", "Dir::Cache=%s/cache" % work,
-            "-o", "Dir::Cache::pkgcache=", "-o", "Dir::Cache::srcpkgcache=",
-            "-o", "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false",
-            "-o", "APT::Sandbox::User=root"]
-
-
-def fetch_lockbench(cache):
-    """The directory holding lockbench.py, fetched and unpacked once."""
-    if os.path.exists(os.path.join(cache, "lockbench.py")):
-        return cache
-    work = tempfile.mkdtemp(prefix="gilbench-lockbench.")
-    try:
-        for sub in ("sources", "lists/partial", "cache/archives/partial",
-                    "debs", "stage"):
-            os.makedirs(os.path.join(work, sub))
-        with open(os.path.join(work, "sources", "unstable.sources"),
-                  "w") as sources:
-            sources.write("Types: deb\nURIs: %s\nSuites: unstable\n"
-                          "Components: main\nSigned-By: /usr/share/keyrings/"
-                          "debian-archive-keyring.gpg\n" % MIRROR)
-        apt = private_apt(work)
-        quiet = {"stdout": subprocess.DEVNULL}
-        subprocess.check_call(apt + ["update"], **quiet)
-        debs = os.path.join(work, "debs")
-        subprocess.check_call(apt + ["download", PACKAGE], cwd=debs, **quiet)
-        (deb,) = os.listdir(debs)
-        subprocess.check_call(["dpkg-deb", "-x", os.path.join(debs, deb),
-                               os.path.join(work, "stage")])
-        os.makedirs(cache, exist_ok=True)
-        shutil.copy(os.path.join(work, "stage", MEMBER), cache)
-        with open(os.path.join(cache, "ORIGIN"), "w") as origin:
-            origin.write("Debian unstable %s\n" % deb)
-    finally:
-        shutil.rmtree(work)
-    return cache
 
 
 def interpreter(env):
@@ -204,10 +156,10 @@ def main(argv=None):
     parser.add_argument("--length", type=int, default=1)
     parser.add_argument("--min-time", type=float, default=1.0)
     parser.add_argument("--cache", default=os.path.expanduser(
-        "~/.cache/gilbench-lockbench"))
+        "~/.cache/gilbench-examples"))
     args = parser.parse_args(argv)
     threads = [int(t) for t in args.threads.split(",")]
-    source = fetch_lockbench(args.cache)
+    source = os.path.join(fetch(args.cache), "lockbench")
     body = []
     with tempfile.TemporaryDirectory() as scratch:
         for env in args.envs.split(","):
