@@ -43,10 +43,14 @@ def run(python, output, options):
     if os.path.exists(output):
         return None
     started = time.time()
-    with open(os.devnull, "w") as quiet:
-        subprocess.check_call([python, "-m", "gilbench", "run", "-o", output,
-                               "-q"] + list(options), stdout=quiet,
-                              stderr=quiet)
+    done = subprocess.run([python, "-m", "gilbench", "run", "-o", output,
+                           "-q"] + list(options), capture_output=True,
+                          text=True)
+    if done.returncode != 0:  # a failed benchmark costs only its result
+        print("%s: exit code %d: %s" % (output, done.returncode,
+                                         done.stderr.strip()[-300:]))
+        if not os.path.exists(output):
+            raise SystemExit(1)
     return time.time() - started
 
 
