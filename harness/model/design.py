@@ -278,39 +278,11 @@ class Design(object):
         the full one even for --quick, whose quick profile is about the
         first look itself: --quick's budget is smaller by its fewer
         benchmarks; --rigorous's larger by its doubled processes."""
-        full = Design(FIXED, sizing=self.sizing)
-        return self.budget_of(sum(full.recipe(b).seconds(forks_of(b))
-                                  for b in benchmarks))
-
-    def budget_of(self, fixed_seconds):
-        """The budget of a run whose fixed recipe takes
-        ``fixed_seconds``: the one told, else BUDGET_SHARE of it."""
         if self.told_budget is not None:
             return self.told_budget
-        return BUDGET_SHARE * fixed_seconds
-
-    def recipe_seconds(self, bench, calibration, runs, seconds):
-        """What the full fixed recipe would have cost ``bench`` on this
-        machine, from its first look: its ``calibration`` run (or None),
-        its ``runs`` with values and the ``seconds`` its program took.
-        The first look's overhead (program, process starts, set-up,
-        pyperf's bookkeeping) scaled to the recipe's processes, plus the
-        recipe's calibration (pyperf's doubling) and its warmups and
-        values, at the loops it would have calibrated to."""
-        recipe = Design(FIXED, sizing=self.sizing).recipe(bench)
-        per_loop = _per_loop(runs)
-        spent = _timed_seconds(runs) + _timed_seconds(
-            [calibration] if calibration is not None else [])
-        overhead = max(seconds - spent, 0.0) * (2.0 + recipe.processes) / (
-            2.0 + len(runs))
-        loops, doubling = recipe.loops, 0.0
-        if loops is None:
-            loops = 1
-            while loops * per_loop < recipe.min_time and loops < 2 ** 32:
-                loops *= 2
-            doubling = (2 * loops - 1) * per_loop
-        return overhead + doubling + recipe.processes * (
-            recipe.values + recipe.warmups) * loops * per_loop
+        full = Design(FIXED, sizing=self.sizing)
+        return BUDGET_SHARE * sum(full.recipe(b).seconds(forks_of(b))
+                                  for b in benchmarks)
 
     def more(self, groups, costs, needs_finding, processes_so_far):
         """The next round for a benchmark: (processes to add, values per
@@ -324,27 +296,6 @@ class Design(object):
         if not (wide or needs_finding):
             return None
         return next_round(groups, costs, processes_so_far)
-
-
-def _timed_seconds(runs):
-    """The seconds pyperf ``runs`` spent inside their timed calls,
-    warmups and calibration included."""
-    total = 0.0
-    for run in runs:
-        meta = run.get_metadata()
-        inner = meta.get("inner_loops", 1)
-        total += sum(value * meta.get("loops", 1) * inner
-                     for value in run.values)
-        total += sum(loops * value * inner for loops, value in run.warmups)
-    return total
-
-
-def _per_loop(runs):
-    """Seconds per loop of pyperf ``runs`` (a value is per loop, over its
-    inner loops)."""
-    per_loop = [value * run.get_metadata().get("inner_loops", 1)
-                for run in runs for value in run.values]
-    return statistics.mean(per_loop) if per_loop else 0.0
 
 
 def repeat(loops, warmups, processes, values):

@@ -83,9 +83,8 @@ def lines(plan):
                         _duration(plan["estimated_seconds"]),
                         _duration(plan["budget_seconds"]),
                         "--budget" if plan["budget_told"] else
-                        "about half the full fixed recipe's time; the run "
-                        "sets it from its first looks' costs; --budget "
-                        "sets it instead"))
+                        "half the full fixed recipe's estimate; --budget "
+                        "sets it"))
     else:
         said.append("  total: about %s" % _duration(
             plan["estimated_seconds"]))

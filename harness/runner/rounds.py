@@ -79,17 +79,6 @@ class Outcome(object):
         return said
 
 
-def recipe_seconds(store, design):
-    """What the full fixed recipe would have taken for the benchmarks of
-    a run's journal ``store``, from their first looks (the design's
-    recipe_seconds), the failed and hung ones as they took."""
-    return store.failed_seconds() + sum(
-        design.recipe_seconds(store.benchmarks[index],
-                              store.calibration(index), runs,
-                              store.state(index).get("seconds", 0.0))
-        for index, runs in store.measured().items())
-
-
 def busy(runs):
     """Whether pyperf ``runs`` (one measurement's) were measured on a busy
     machine (gilbench.runner.remeasure.share_of)."""

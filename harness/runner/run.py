@@ -181,8 +181,9 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
         store.finish(dict((index, designs.RECIPE)
                           for index in store.measured()))
         return None
-    fixed = rounds.recipe_seconds(store, design)
-    budget = design.budget_of(fixed)
+    skipped = availability(benchmarks)
+    budget = design.budget([bench for bench in benchmarks
+                            if bench.name not in skipped])
     python = judging.judge_python()
     say = None if args.quiet else (
         lambda line: print("gilbench: " + line, file=sys.stderr))
@@ -190,11 +191,7 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
         store, design,
         time.time() + budget - clock.spent() - designs.END_RESERVE,
         judging.Judge(python) if python else None, say)
-    return outcome.lines(budget, clock.spent()) + [
-        "the fixed recipe would have taken about %.0f s here (from the "
-        "first looks' own costs)%s" % (
-            fixed, "" if design.told_budget is not None else
-            "; the budget is half of it")]
+    return outcome.lines(budget, clock.spent())
 
 
 def _run_all(benchmarks, design, args, pyperf_options, book, done, clock):

@@ -32,16 +32,6 @@ def _runs_of(path):
             for run in bench.get_runs() if run.values]
 
 
-def _calibration_of(path):
-    """The loop calibration run of the benchmark in a pyperf file (warmups
-    only), or None."""
-    for bench in pyperf.BenchmarkSuite.load(path).get_benchmarks():
-        for run in bench.get_runs():
-            if not run.values and "calibrate_loops" in run.get_metadata():
-                return run
-    return None
-
-
 def _looked(state, decided_by, seconds):
     """``state`` after one more look (a decision look when an undecided
     finding asked for it) that took ``seconds``."""
@@ -105,15 +95,6 @@ class JournalStore(_Store):
 
     def state(self, index):
         return self.done[index].get("state") or {}
-
-    def calibration(self, index):
-        return _calibration_of(self.book.pyperf_path(self.done[index]))
-
-    def failed_seconds(self):
-        """What the benchmarks that failed or hung took."""
-        return sum((entry.get("state") or {}).get("seconds", 0.0)
-                   for entry in self.done.values()
-                   if entry["reason"] is not None)
 
     def add(self, index, number, decided_by):
         """Commit the pending measurement of ``index`` with its earlier
