@@ -1,6 +1,6 @@
 """The run sizes itself (gilbench.model.design, gilbench.runner.rounds):
-a benchmark whose worker processes split into two modes gets more of
-them, one whose processes agree does not; every benchmark says what its
+a benchmark whose worker processes take turns between two modes gets more
+of them, one whose processes agree does not; every benchmark says what its
 measurement cost; ``--design fixed`` measures today's recipe once; an
 adaptive run killed during its rounds resumes with the rounds it had
 finished; ``extend --budget`` goes on with the rounds on a file."""
@@ -16,10 +16,16 @@ import pytest
 from helpers import FIXTURES, ROOT, assert_one_line_usage_error, run_harness
 
 CASES = os.path.join(FIXTURES, "design_cases.py")
-STEADY = "designing.sum.python.python[spread=steady]/t1"
-SPLIT = "designing.sum.python.python[spread=split]/t1"
+STEADY = "designing.wait.python.python[spread=steady]/t1"
+SPLIT = "designing.wait.python.python[spread=split]/t1"
 # A short first look: two processes of two 5 ms values.
 SHORT = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.005"]
+
+
+def _env(directory, judge="none"):
+    """The run's environment: its judge, and the split case's turn counter."""
+    return dict(os.environ, GILBENCH_JUDGE_PYTHON=judge,
+                DESIGN_SPLIT_COUNTER=str(directory / "split-turns"))
 
 
 def _benchmarks(path):
@@ -33,10 +39,10 @@ def _benchmarks(path):
 
 @pytest.fixture(scope="module")
 def sized(tmp_path_factory):
-    path = tmp_path_factory.mktemp("design") / "r.json"
+    directory = tmp_path_factory.mktemp("design")
+    path = directory / "r.json"
     done = run_harness("run", "--module", CASES, "-o", path, "--budget", "40",
-                       *SHORT, env=dict(os.environ,
-                                        GILBENCH_JUDGE_PYTHON="none"))
+                       *SHORT, env=_env(directory))
     assert done.code == 0, done
     return path, done
 
@@ -51,7 +57,7 @@ def test_the_split_benchmark_gets_more_processes_and_the_steady_none(sized):
     assert steady["gilbench_stopped"] == "narrow"
     assert len(split_runs) > 2
     assert split["gilbench_looks"] > 1
-    assert split["gilbench_stopped"] in ("limit", "budget", "narrow")
+    assert split["gilbench_stopped"] in ("limit", "budget", "narrow", "busy")
     # No judge: no look was a decision look.
     assert split["gilbench_decision_looks"] == 1
     # Added runs say their round; the first look's do not.
@@ -86,8 +92,7 @@ def test_a_judged_run_asks_the_report_side(tmp_path):
         pytest.skip("the judge is report side")
     path = tmp_path / "judged.json"
     done = run_harness("run", "--module", CASES, "-o", path, "--budget", "40",
-                       *SHORT, env=dict(os.environ,
-                                        GILBENCH_JUDGE_PYTHON=sys.executable))
+                       *SHORT, env=_env(tmp_path, judge=sys.executable))
     assert done.code == 0, done
     assert "answers undecided" in done.stdout, done
     shown = run_harness("report", path, "--format", "json")
@@ -116,7 +121,7 @@ def test_a_run_killed_in_its_rounds_resumes_with_them(tmp_path):
     command = [sys.executable, "-m", "gilbench", "run", "--module", CASES,
                "-o", str(path), "--budget", "60", "-q", "-p", "2", "-n", "2",
                "-w", "1", "--min-time", "0.02"]
-    env = dict(os.environ, GILBENCH_JUDGE_PYTHON="none")
+    env = _env(tmp_path)
     run = subprocess.Popen(command, cwd=ROOT, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if not _wait_for_round(str(path) + ".journal", run):
@@ -135,18 +140,17 @@ def test_a_run_killed_in_its_rounds_resumes_with_them(tmp_path):
     assert 1 in rounds  # the round kept before the kill
     assert rounds == sorted(rounds)
     assert meta["gilbench_looks"] == len(set(rounds))
-    assert meta["gilbench_stopped"] in ("limit", "budget", "narrow")
+    assert meta["gilbench_stopped"] in ("limit", "budget", "narrow", "busy")
 
 
 def test_extend_goes_on_with_the_rounds(tmp_path):
     path = tmp_path / "short.json"
     done = run_harness("run", "--module", CASES, "-o", path, "-q", "--budget",
-                       "0.5", *SHORT, env=dict(os.environ,
-                                               GILBENCH_JUDGE_PYTHON="none"))
+                       "0.5", *SHORT, env=_env(tmp_path))
     assert done.code == 0, done
     before = len(_benchmarks(path)[SPLIT][0])
     extended = run_harness("extend", path, "--budget", "20",
-                           env=dict(os.environ, GILBENCH_JUDGE_PYTHON="none"))
+                           env=_env(tmp_path))
     assert extended.code == 0, extended
     assert "more worker processes" in extended.stdout
     runs, meta = _benchmarks(path)[SPLIT]
