@@ -7,7 +7,9 @@ worker's first figure would also pay for importing matplotlib (and scipy,
 for the scalability-law fits) and loading its fonts, about a second:
 ``Workers`` forks them as soon as the results are loaded and warms them
 while the report computes its tables, on a CPU that would otherwise
-wait.  Figures are handed out longest first (their facets and series
+wait; a ``Drawing`` hands them the figures as soon as the tables are there,
+and they draw while the report computes its findings.  Figures are
+handed out longest first (their facets and series
 tell), so that no worker is left alone with a big one at the end; and
 should a worker die, what it left undrawn is drawn here.
 """
@@ -114,25 +116,58 @@ def draw(jobs, workers=None):
     the Plots (or None) in order, drawn by ``workers`` (a Workers) when
     it has a pool, else by a pool of this call's own when there are many
     jobs, else here."""
-    if workers is not None and workers.pool is not None:
-        return _draw_in(workers.pool, jobs)
-    if worker_count(len(jobs)):
-        with Workers(len(jobs)) as own:
-            if own.pool is not None:
-                return _draw_in(own.pool, jobs)
-    return [_draw(job) for job in jobs]
+    return Drawing(jobs, workers).result()
 
 
-def _draw_in(pool, jobs):
+class Drawing:
+    """The figures of ``jobs`` being drawn: handed to ``workers``' pool
+    now, when it has one, so that they are drawn while this process goes
+    on (the findings); else drawn when asked for, as ``draw`` says.
+    ``result()`` waits for their Plots, in the jobs' order."""
+
+    def __init__(self, jobs, workers=None):
+        self.jobs = jobs
+        self.pending = None
+        if workers is not None and workers.pool is not None:
+            self.pending = _submit(workers.pool, jobs)
+
+    def result(self):
+        if self.pending is not None:
+            return _collect(self.jobs, self.pending)
+        if worker_count(len(self.jobs)):
+            with Workers(len(self.jobs)) as own:
+                if own.pool is not None:
+                    return _draw_in(own.pool, self.jobs)
+        return [_draw(job) for job in self.jobs]
+
+
+def _submit(pool, jobs):
+    """(job index, future) pairs, longest first; None where the pool
+    broke before taking them all (``_collect`` draws those here)."""
     order = sorted(range(len(jobs)), key=lambda k: -cost(jobs[k][0]))
+    pending = []
+    try:
+        for k in order:
+            pending.append((k, pool.submit(_draw, jobs[k])))
+    except BrokenProcessPool:
+        pending += [(k, None) for k in order[len(pending):]]
+    return pending
+
+
+def _collect(jobs, pending):
     drawn = {}
     try:
-        pending = [(k, pool.submit(_draw, jobs[k])) for k in order]
         for k, future in pending:
+            if future is None:
+                raise BrokenProcessPool("not submitted")
             drawn[k] = future.result()
     except BrokenProcessPool:
         # A worker died (killed, out of memory): the rest are drawn here.
-        for k in order:
+        for k, _ in pending:
             if k not in drawn:
                 drawn[k] = _draw(jobs[k])
     return [drawn[k] for k in range(len(jobs))]
+
+
+def _draw_in(pool, jobs):
+    return _collect(jobs, _submit(pool, jobs))

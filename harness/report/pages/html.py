@@ -208,21 +208,28 @@ def html_block(block, number, drawn=None):
         plot=drawn, svg=Markup(drawn.svg) if drawn else None)
 
 
-def figures(blocks, workers=None):
-    """One plots.Plot (or None) per block, drawn in worker processes when
-    there are many (figurepool; ``workers``: a figurepool.Workers started
-    ahead, if any)."""
-    ceiling = plots.ceiling_curves([t for block in blocks
-                                    for _, t in block.tables])
-    jobs = [([t for _, t in block.tables], "d%d-plot" % number, ceiling)
-            for number, block in enumerate(blocks, 1)]
-    wanted = [k for k, (tables, _, _) in enumerate(jobs)
-              if plots.facets(tables)]
-    drawn = [None] * len(jobs)
-    for k, plot in zip(wanted, figurepool.draw([jobs[k] for k in wanted],
-                                               workers)):
-        drawn[k] = plot
-    return drawn
+class Figures:
+    """One plots.Plot (or None) per block, handed out when made: drawn in
+    worker processes when there are many (figurepool; ``workers``: a
+    figurepool.Workers started ahead, if any), while the caller goes on;
+    ``plots(count)`` waits for them, None for the blocks after these
+    (the listings: nothing to draw)."""
+
+    def __init__(self, blocks, workers=None):
+        ceiling = plots.ceiling_curves([t for block in blocks
+                                        for _, t in block.tables])
+        jobs = [([t for _, t in block.tables], "d%d-plot" % number,
+                 ceiling) for number, block in enumerate(blocks, 1)]
+        self.wanted = [k for k, (tables, _, _) in enumerate(jobs)
+                       if plots.facets(tables)]
+        self.drawing = figurepool.Drawing([jobs[k] for k in self.wanted],
+                                          workers)
+
+    def plots(self, count):
+        drawn = [None] * count
+        for k, plot in zip(self.wanted, self.drawing.result()):
+            drawn[k] = plot
+        return drawn
 
 
 def shared_styles(drawn):
@@ -236,13 +243,16 @@ def shared_styles(drawn):
     return drawn, css
 
 
-def sections(tables, plot_tables=True, workers=None):
+def sections(tables, plot_tables=True, workers=None, drawing=None):
     """Declared tables' blocks grouped by family (in order), then one
     section of the listings (raw values, CPU, runs); and the style sheet
-    their figures share."""
+    their figures share.  ``drawing``: the tables' Figures, handed out
+    already, if any."""
     found, listings = {}, []
     blocks = layout.blocks(tables)
-    drawn, css = (shared_styles(figures(blocks, workers)) if plot_tables
+    if plot_tables and drawing is None:
+        drawing = Figures(blocks, workers)
+    drawn, css = (shared_styles(drawing.plots(len(blocks))) if plot_tables
                   else ([None] * len(blocks), ""))
     for number, (block, plot) in enumerate(zip(blocks, drawn), 1):
         shown = html_block(block, number, plot)
@@ -314,10 +324,12 @@ def docs_links(page_sections, docs_url):
 
 
 def page(environment, title, intro, tables, plot_tables=True, found=None,
-         docs_url=None, workers=None):
+         docs_url=None, workers=None, drawing=None):
     """The page; ``workers``: a figurepool.Workers started ahead to draw
-    its figures, if any."""
-    page_sections, figure_css = sections(tables, plot_tables, workers)
+    its figures, if any; ``drawing``: its Figures, handed out already
+    (to those workers), if any."""
+    page_sections, figure_css = sections(tables, plot_tables, workers,
+                                         drawing)
     docs_links(page_sections, docs_url)
     return environment.get_template("report.html.j2").render(
         title=one_line(title), intro=[one_line(x) for x in intro],

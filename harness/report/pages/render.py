@@ -62,10 +62,14 @@ def render(results, fmt, docs_url=None, width=WIDTH):
     intro = "Rendered from %d result file(s): %s." % (
         len(results), ", ".join(r.interpreter for r in results))
     with _figure_workers(results, fmt) as workers:
+        tables = pivot.all_tables(results)
+        # The figures first, so that the workers draw them while the
+        # findings are computed here.
+        drawing = _start_figures(tables, fmt, workers)
         found = questions.findings_table(results, pivot.family_order(results))
-        return render_tables(pivot.all_tables(results), fmt, TITLE,
-                             [intro], found=found, docs_url=docs_url,
-                             width=width, workers=workers)
+        return render_tables(tables, fmt, TITLE, [intro], found=found,
+                             docs_url=docs_url, width=width,
+                             workers=workers, drawing=drawing)
 
 
 def _figure_workers(results, fmt):
@@ -82,17 +86,29 @@ def _figure_workers(results, fmt):
         map(plots.speedup_over_counts, declared)))
 
 
+def _start_figures(tables, fmt, workers):
+    """The HTML page's figures, handed to ``workers`` now (an
+    html.Figures); else None."""
+    if fmt != "html":
+        return None
+    from gilbench.report.pages import html
+    return html.Figures(layout.blocks(tables), workers)
+
+
 def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
-                  found=None, docs_url=None, width=WIDTH, workers=None):
+                  found=None, docs_url=None, width=WIDTH, workers=None,
+                  drawing=None):
     """records.Tables as a page, opening with the findings (a
     questions.FindingsTable) when there are any: RST, Markdown, HTML
     with figures (drawn by ``workers``, a figurepool.Workers started
-    ahead, if any), or JSON."""
+    ahead, if any; ``drawing``: the tables' html.Figures handed out
+    already, if any), or JSON."""
     if fmt == "html":
         # Imported here: matplotlib is slow to import.
         from gilbench.report.pages import html
         return html.page(environment(), title, intro, tables, found=found,
-                         docs_url=docs_url, workers=workers)
+                         docs_url=docs_url, workers=workers,
+                         drawing=drawing)
     if fmt == "json":
         return jsonpage.render(tables, title, intro, legend, found)
     escape = _ESCAPE[fmt]
