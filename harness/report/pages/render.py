@@ -126,12 +126,7 @@ def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
 
 
 def rst_problems(text):
-    """docutils' warnings and errors for ``text`` (empty when clean)."""
-    import io
-
-    import docutils.core
-    stream = io.StringIO()
-    docutils.core.publish_doctree(
-        text, settings_overrides={"warning_stream": stream,
-                                  "report_level": 2, "halt_level": 5})
-    return stream.getvalue()
+    """docutils' warnings and errors for ``text`` (empty when clean; see
+    gilbench.report.pages.rstcheck)."""
+    from gilbench.report.pages import rstcheck
+    return rstcheck.problems(text)
