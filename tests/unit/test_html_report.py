@@ -158,6 +158,49 @@ def test_log_axis_is_drawn_log(matrix_dir):
     assert max(gaps) / min(gaps) < 3
 
 
+def test_a_figure_legend_lists_each_line_once_in_its_colour(matrix_dir):
+    """The legend, laid out by plots._legend: every interpreter's line
+    and the reference line, each label once in the order drawn, rows
+    evenly spaced, each beside a short line in its colour (a dot in the
+    middle of a series')."""
+    results = loader.load_results([str(matrix_dir)])
+    group = declarations_of(pivot.all_tables(results))[0]
+    svg = plots.figure(group, "g").svg
+    facets = plots.facets(group)
+    series = []
+    for facet in facets:
+        series += [one.label for one in facet.series
+                   if one.label not in series]
+    rows = re.findall(r'<text style="font-size: 8px; text-anchor: start" '
+                      r'x="([\d.]+)" y="([\d.]+)">([^<]*)</text>', svg)
+    assert [label for _, _, label in rows] == series + ["1 (break-even)"]
+    assert len({x for x, _, _ in rows}) == 1
+    ys = [float(y) for _, y, _ in rows]
+    gaps = [b - a for a, b in zip(ys, ys[1:])]
+    assert min(gaps) > 0 and max(gaps) - min(gaps) < 0.2
+    colours = plots._colours(facets)
+    text_x = float(rows[0][0])
+    handles = []
+    # A handle: a short horizontal line, its ends absolute (H) or
+    # relative (h), whichever svgtrim found shorter.
+    for x0, handle_y, to_middle, middle, to_end, end, style in re.findall(
+            r'<path d="M([\d.]+) ([\d.]+)([Hh])([\d.]+)([Hh])([\d.]+)" '
+            r'style="([^"]*)"', svg):
+        x0, middle, end = float(x0), float(middle), float(end)
+        middle += x0 if to_middle == "h" else 0
+        end += middle if to_end == "h" else 0
+        if text_x - 30 < x0 < middle < end < text_x:
+            handles.append((float(handle_y), style))
+    assert len(handles) == len(rows)
+    for (_, y, label), (handle_y, style) in zip(rows, handles):
+        assert abs(float(y) - handle_y - 2.8) < 0.2
+        if label in colours:
+            red, green, blue = colours[label][:3]
+            assert "stroke: #%02x%02x%02x" % (
+                round(red * 255), round(green * 255), round(blue * 255)) \
+                in style
+
+
 def test_ratio_cells_are_shaded_with_a_legend(matrix_page):
     _, page = matrix_page
     assert re.search(r'<td class="r[-0-9]+">\d', page)
