@@ -471,6 +471,45 @@ def test_path_segments_along_an_axis_are_shorter():
         assert compact_path(data) == " ".join(data.split())
 
 
+def test_moves_and_lines_are_relative_where_that_is_shorter():
+    from gilbench.report.pages.svgtrim import compact_path
+    # A series' dots: the second relative to the first.
+    assert compact_path("M62.9 308.2 L62.9 308.2 M169.6 308.2 "
+                        "L169.6 308.2") == "M62.9 308.2h0m106.7 0h0"
+    # An error bar: a short relative v; a far move stays absolute.
+    assert compact_path("M74.9 128 L420.5 58.7 M74.9 129.2 L74.9 126.8") \
+        == "M74.9 128L420.5 58.7M74.9 129.2v-2.4"
+    assert compact_path("M100 100 L100.5 99.5") == "M100 100l.5-.5"
+    # A moveto that draws nothing goes (one point before its error bar);
+    # one closed, or the only one, stays.
+    assert compact_path("M147.3 67.1 M147.3 75 L147.3 59.2") == \
+        "M147.3 75V59.2"
+    assert compact_path("M1 2 M3 4 z M5 6") == "M3 4z"
+    assert compact_path("M1 2") == "M1 2"
+    # Numbers not rounded to a decimal stay as they are, absolute.
+    assert compact_path("M100.25 100 L100.5 100") == "M100.25 100H100.5"
+
+
+def test_elements_clipped_alike_are_clipped_once():
+    from gilbench.report.pages.svgtrim import shared_clips
+    clip = ' clip-path="url(#c)"'
+    svg = ('<svg><g id="f"><path d="g"/>'
+           '<g id="s0"><path d="a"%s/><path d="b"%s/></g>'
+           '<g id="s1"><path d="c"%s/></g>'
+           '<path d="d"%s/><path d="e" clip-path="url(#x)"/>'
+           '<path d="t" transform="scale(2)"%s/><path d="u"%s/>'
+           '<text x="1">a</text></g></svg>') % ((clip,) * 6)
+    assert shared_clips(svg) == (
+        '<svg><g id="f"><path d="g"/><g%s><g id="s0"><path d="a"/>'
+        '<path d="b"/></g><g id="s1"><path d="c"/></g><path d="d"/></g>'
+        '<path d="e" clip-path="url(#x)"/>'
+        '<path d="t" transform="scale(2)"%s/><path d="u"%s/>'
+        '<text x="1">a</text></g></svg>') % ((clip,) * 3)
+    # Tags that do not nest: left as they were.
+    broken = '<svg><g><path d="a"%s/><path d="b"%s/></svg>' % (clip, clip)
+    assert shared_clips(broken) == broken
+
+
 def test_bare_and_empty_groups_go_their_content_stays():
     from gilbench.report.pages.svgtrim import unwrap_groups
     assert unwrap_groups('<svg><g><g><path d="M0 0"/></g><text>a</text>'
