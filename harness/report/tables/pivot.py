@@ -60,14 +60,13 @@ def matches(record, where):
 
 
 def _groups(per, anchors):
-    """Combinations of the ``per`` values, in first-seen order: the
-    registry's, as the files list their benchmarks."""
-    combos = []
+    """{combination of the ``per`` values: its anchors}, in first-seen
+    order: the registry's, as the files list their benchmarks."""
+    groups = {}
     for record in anchors:
-        combo = tuple(record.dims.get(d) for d in per)
-        if combo not in combos:
-            combos.append(combo)
-    return combos
+        groups.setdefault(tuple(record.dims.get(d) for d in per),
+                          []).append(record)
+    return groups
 
 
 def dimension_label(dim, axes):
@@ -136,12 +135,10 @@ def declared_tables(results, family, declaration, axes):
     per = split_dimensions(declaration, kind, anchors)
     rows_dim, columns_dim = declaration["rows"], declaration["columns"]
     tables = []
-    combos = _groups(per, anchors)
-    common = fixed_values(combos, per)
-    for combo in combos:
+    groups = _groups(per, anchors)
+    common = fixed_values(list(groups), per)
+    for combo, members in groups.items():
         per_values = dict(zip(per, combo))
-        members = [r for r in anchors
-                   if all(r.dims.get(d) == v for d, v in per_values.items())]
         row_values = ordered(rows_dim, members, interpreters)
         column_values = ordered(columns_dim, members, interpreters)
         grid = [[kind.cell(lookup, {**per_values, rows_dim: row,
