@@ -119,16 +119,25 @@ def _text(value):
     return "-" if value is None else str(value)
 
 
-def declared_tables(results, family, declaration, axes):
-    """One Table per combination of the ``per`` values (maybe none)."""
-    kind = kinds.make(declaration, axes, ceiling_lookup(results))
-    records = [r for result in results for r in result.records
-               if r.dims["family"] == family]
-    if lacking_dimensions(declaration, records):
-        return []
+def family_records(results, family):
+    """The records of ``family`` in every file, in file order."""
+    return [r for result in results for r in result.records
+            if r.dims["family"] == family]
+
+
+def declared_tables(results, family, declaration, axes, shared=None):
+    """One Table per combination of the ``per`` values (maybe none);
+    ``shared``: the family's Lookup and this machine's Ceiling
+    (ceiling_lookup), made once by a caller for all of a family's
+    declarations (else made here)."""
     # Twins (denominators, baselines) may lie outside ``where``: it picks
     # the cells, not what they are computed from.
-    lookup = Lookup(records)
+    lookup, ceiling = shared or (Lookup(family_records(results, family)),
+                                 ceiling_lookup(results))
+    kind = kinds.make(declaration, axes, ceiling)
+    records = lookup.records
+    if lacking_dimensions(declaration, records):
+        return []
     anchors = [r for r in kind.anchors(records)
                if matches(r, declaration["where"])]
     interpreters = [result.interpreter for result in results]
@@ -173,8 +182,7 @@ def ceiling_lookup(results):
     and its records; None without them."""
     for result in results:
         for family, points in result.references.items():
-            records = [r for one in results for r in one.records
-                       if r.dims["family"] == family]
+            records = family_records(results, family)
             return Ceiling(Lookup(records), family, points) if records \
                 else None
     return None
@@ -216,11 +224,13 @@ def all_tables(results):
     order), then raw values, CPU utilisation and runs."""
     tables = []
     found = declarations(results)
+    ceiling = ceiling_lookup(results)
     for family in [f for f in family_order(results) if f in found]:
         family_tables, axes = found[family]
+        shared = (Lookup(family_records(results, family)), ceiling)
         for declaration in family_tables:
             tables.extend(declared_tables(results, family, declaration,
-                                          axes))
+                                          axes, shared))
     families = family_order(results)
     return (tables + builds.tables(results, families)
             + listings.all_listings(results))
