@@ -30,7 +30,7 @@ from gilbench.report.pages import (
     plots,
     render,  # noqa: E402
 )
-from gilbench.report.tables import pivot
+from gilbench.report.tables import pivot, questions
 
 NETWORK = re.compile(r"(?i)\b(?:https?|wss?|ftp):|(?<![\w/])//[\w.-]")
 ALLOWED_TAGS = {
@@ -675,6 +675,54 @@ def test_flags_share_an_element_unless_they_differ_in_colour():
     assert flag_groups("") == []
     assert flag_groups("~^!") == [("~^!", "")]
     assert flag_groups("?~^") == [("?", "ns"), ("~^", "")]
+
+
+def test_figures_are_handed_out_as_their_tables_are_made(matrix_dir,
+                                                         monkeypatch):
+    """render hands each declaration's figure to the workers as soon as
+    its tables are made (pivot.handing_tables), not once all are; the
+    page is the one drawn from the finished tables."""
+    from gilbench.report.pages import figurepool, html
+    events = []
+    add, declared = figurepool.Drawing.add, pivot.declared_tables
+
+    def handed(self, jobs):
+        events.append(("handed", [gid for _, gid, _ in jobs]))
+        return add(self, jobs)
+
+    def made(*args, **kwargs):
+        events.append(("made",))
+        return declared(*args, **kwargs)
+
+    monkeypatch.setattr(figurepool.Drawing, "add", handed)
+    monkeypatch.setattr(pivot, "declared_tables", made)
+    results = loader.load_results([str(matrix_dir)])
+    page = render.render(results, "html")
+    first = events.index(("handed", ["d1-plot"]))
+    assert first < len(events) - 1 - events[::-1].index(("made",))
+    # Nothing was left for the end.
+    assert events[-1] == ("handed", [])
+    monkeypatch.undo()
+    tables = pivot.all_tables(results)
+    found = questions.findings_table(results, pivot.family_order(results))
+    assert page == html.page(render.environment(), render.TITLE, [
+        "Rendered from %d result file(s): %s." % (
+            len(results), ", ".join(r.interpreter for r in results))],
+        tables, found=found)
+
+
+def test_a_figure_handed_out_for_other_tables_is_drawn_again(matrix_dir):
+    from gilbench.report.pages import html
+    from gilbench.report.tables import layout
+    results = loader.load_results([str(matrix_dir)])
+    groups = declarations_of(pivot.all_tables(results))
+    figures = html.Figures()
+    figures.add(groups[1])  # handed out as d1, but the page's d1 is another
+    blocks = layout.blocks(groups[0] + groups[1])
+    shown = figures.plots(blocks)
+    assert [plot.svg for plot in shown] == [
+        plots.figure([t for _, t in block.tables], "d%d-plot" % number).svg
+        for number, block in enumerate(blocks, 1)]
 
 
 def test_figure_workers_start_before_the_tables_are_computed(matrix_dir,

@@ -209,27 +209,77 @@ def html_block(block, number, drawn=None):
 
 
 class Figures:
-    """One plots.Plot (or None) per block, handed out when made: drawn in
+    """The page's figures, one plots.Plot (or None) per block, drawn in
     worker processes when there are many (figurepool; ``workers``: a
-    figurepool.Workers started ahead, if any), while the caller goes on;
-    ``plots(count)`` waits for them, None for the blocks after these
-    (the listings: nothing to draw)."""
+    figurepool.Workers started ahead, if any) while this process goes on.
 
-    def __init__(self, blocks, workers=None):
+    ``add`` takes each declaration's tables as pivot.all_tables makes
+    them (pivot.handing_tables) and hands out their figure as soon as
+    this machine's ceiling is known: every speedup over a count draws it,
+    from the tables of the ``references`` families (those declaring
+    reference points), so the figures wait until the tables of a family
+    after them in page ``order`` come.  ``plots(blocks)`` waits for them
+    all, and draws what the page's blocks want that was not handed out,
+    or was for other tables or another ceiling."""
+
+    def __init__(self, workers=None, order=(), references=()):
+        self.drawing = figurepool.Drawing(workers)
+        self.order = list(order)
+        self.references = set(references)
+        self.made = []  # each declaration's drawn tables, as made
+        self.waiting = []  # (tables, gid) made before the ceiling was known
+        self.ceiling = None
+        self.handed = {}  # gid: (tables, ceiling, index in the drawing)
+
+    def add(self, tables):
+        """A declaration's tables (maybe none), as all_tables makes them:
+        a block of the page, numbered as layout.blocks numbers it."""
+        if not tables:
+            return
+        if self.ceiling is None and self._after_references(tables[0].family):
+            self.ceiling = plots.ceiling_curves(
+                [t for made in self.made for t in made])
+        block, = layout.blocks(tables)
+        self.made.append([t for _, t in block.tables])
+        self.waiting.append((self.made[-1], "d%d-plot" % len(self.made)))
+        if self.ceiling is not None:
+            jobs = [(drawn, gid, self.ceiling) for drawn, gid in self.waiting
+                    if plots.facets(drawn)]
+            for job, index in zip(jobs, self.drawing.add(jobs)):
+                self.handed[job[1]] = (job[0], job[2], index)
+            self.waiting = []
+
+    def _after_references(self, family):
+        """Whether ``family`` comes after every reference family."""
+        order = self.order.index if family in self.order else None
+        return order is not None and all(
+            f in self.order and order(f) < order(family)
+            for f in self.references)
+
+    def plots(self, blocks):
+        """One Plot (or None) per block of the page."""
         ceiling = plots.ceiling_curves([t for block in blocks
                                         for _, t in block.tables])
-        jobs = [([t for _, t in block.tables], "d%d-plot" % number,
-                 ceiling) for number, block in enumerate(blocks, 1)]
-        self.wanted = [k for k, (tables, _, _) in enumerate(jobs)
-                       if plots.facets(tables)]
-        self.drawing = figurepool.Drawing([jobs[k] for k in self.wanted],
-                                          workers)
+        wanted = {}
+        for number, block in enumerate(blocks, 1):
+            drawn = [t for _, t in block.tables]
+            if plots.facets(drawn):
+                wanted["d%d-plot" % number] = (number - 1, drawn)
+        again = [(drawn, gid, ceiling) for gid, (_, drawn) in wanted.items()
+                 if not self._handed_as(gid, drawn, ceiling)]
+        for job, index in zip(again, self.drawing.add(again)):
+            self.handed[job[1]] = (job[0], job[2], index)
+        found = self.drawing.result()
+        shown = [None] * len(blocks)
+        for gid, (k, _) in wanted.items():
+            shown[k] = found[self.handed[gid][2]]
+        return shown
 
-    def plots(self, count):
-        drawn = [None] * count
-        for k, plot in zip(self.wanted, self.drawing.result()):
-            drawn[k] = plot
-        return drawn
+    def _handed_as(self, gid, tables, ceiling):
+        handed = self.handed.get(gid)
+        return (handed is not None and handed[1] == ceiling
+                and len(handed[0]) == len(tables)
+                and all(a is b for a, b in zip(handed[0], tables)))
 
 
 def shared_styles(drawn):
@@ -247,12 +297,12 @@ def sections(tables, plot_tables=True, workers=None, drawing=None):
     """Declared tables' blocks grouped by family (in order), then one
     section of the listings (raw values, CPU, runs); and the style sheet
     their figures share.  ``drawing``: the tables' Figures, handed out
-    already, if any."""
+    as they were made, if any."""
     found, listings = {}, []
     blocks = layout.blocks(tables)
     if plot_tables and drawing is None:
-        drawing = Figures(blocks, workers)
-    drawn, css = (shared_styles(drawing.plots(len(blocks))) if plot_tables
+        drawing = Figures(workers)
+    drawn, css = (shared_styles(drawing.plots(blocks)) if plot_tables
                   else ([None] * len(blocks), ""))
     for number, (block, plot) in enumerate(zip(blocks, drawn), 1):
         shown = html_block(block, number, plot)

@@ -62,10 +62,13 @@ def render(results, fmt, docs_url=None, width=WIDTH):
     intro = "Rendered from %d result file(s): %s." % (
         len(results), ", ".join(r.interpreter for r in results))
     with _figure_workers(results, fmt) as workers:
-        tables = pivot.all_tables(results)
-        # The figures first, so that the workers draw them while the
-        # findings are computed here.
-        drawing = _start_figures(tables, fmt, workers)
+        # The tables first, each declaration's figure handed to the
+        # workers as soon as its tables are made: they draw while the
+        # rest of the tables and the findings are computed here.
+        drawing = _figures(results, fmt, workers)
+        with (pivot.handing_tables(drawing.add) if drawing
+              else contextlib.nullcontext()):
+            tables = pivot.all_tables(results)
         found = questions.findings_table(results, pivot.family_order(results))
         return render_tables(tables, fmt, TITLE, [intro], found=found,
                              docs_url=docs_url, width=width,
@@ -86,13 +89,14 @@ def _figure_workers(results, fmt):
         map(plots.speedup_over_counts, declared)))
 
 
-def _start_figures(tables, fmt, workers):
-    """The HTML page's figures, handed to ``workers`` now (an
-    html.Figures); else None."""
+def _figures(results, fmt, workers):
+    """The HTML page's figures (an html.Figures), to hand to ``workers``
+    as their tables are made; else None."""
     if fmt != "html":
         return None
     from gilbench.report.pages import html
-    return html.Figures(layout.blocks(tables), workers)
+    return html.Figures(workers, pivot.family_order(results),
+                        {f for result in results for f in result.references})
 
 
 def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
@@ -101,8 +105,8 @@ def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
     """records.Tables as a page, opening with the findings (a
     questions.FindingsTable) when there are any: RST, Markdown, HTML
     with figures (drawn by ``workers``, a figurepool.Workers started
-    ahead, if any; ``drawing``: the tables' html.Figures handed out
-    already, if any), or JSON."""
+    ahead, if any; ``drawing``: the tables' html.Figures, handed out as
+    they were made, if any), or JSON."""
     if fmt == "html":
         # Imported here: matplotlib is slow to import.
         from gilbench.report.pages import html

@@ -9,6 +9,7 @@ those they all share are its ``common`` values, stated once by the page.
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 
 from gilbench.model import resultformat as fmt
@@ -20,6 +21,21 @@ from gilbench.report.data.records import Table, label
 from gilbench.report.tables import builds, listings
 
 HIDDEN_IN_TITLES = ("family",)  # every table of a family shares it
+# Who else all_tables hands each declaration's tables as it makes them
+# (handing_tables): the HTML page's figures are drawn while the rest are
+# made.
+_RECEIVERS = []
+
+
+@contextlib.contextmanager
+def handing_tables(receiver):
+    """Inside, all_tables hands each declaration's tables (a list, maybe
+    empty) to ``receiver`` as soon as it has made them."""
+    _RECEIVERS.append(receiver)
+    try:
+        yield receiver
+    finally:
+        _RECEIVERS.remove(receiver)
 
 
 def _numeric(values):
@@ -229,8 +245,11 @@ def all_tables(results):
         family_tables, axes = found[family]
         shared = (Lookup(family_records(results, family)), ceiling)
         for declaration in family_tables:
-            tables.extend(declared_tables(results, family, declaration,
-                                          axes, shared))
+            made = declared_tables(results, family, declaration, axes,
+                                   shared)
+            for receiver in _RECEIVERS:
+                receiver(made)
+            tables.extend(made)
     families = family_order(results)
     return (tables + builds.tables(results, families)
             + listings.all_listings(results))
