@@ -20,7 +20,7 @@ from gilbench.report.pages.textlayout import (
     findings_as_text,
     wrap,
 )
-from gilbench.report.tables import layout, pivot, questions
+from gilbench.report.tables import layout, parallel, pivot, questions
 
 TEMPLATES = os.path.dirname(os.path.abspath(templates.__file__))
 FORMATS = {"rst": "report.rst.j2", "md": "report.md.j2",
@@ -62,13 +62,15 @@ def render(results, fmt, docs_url=None, width=WIDTH):
     intro = "Rendered from %d result file(s): %s." % (
         len(results), ", ".join(r.interpreter for r in results))
     with _figure_workers(results, fmt) as workers:
-        # The tables first, each declaration's figure handed to the
-        # workers as soon as its tables are made: they draw while the
-        # rest of the tables and the findings are computed here.
         drawing = _figures(results, fmt, workers)
-        with (pivot.handing_tables(drawing.add) if drawing
-              else contextlib.nullcontext()):
-            tables = pivot.all_tables(results)
+        if drawing is None:  # the second CPU makes half the tables
+            tables = parallel.all_tables(results)
+        else:
+            # Each declaration's figure is handed to the workers as soon
+            # as its tables are made: they draw while the rest of the
+            # tables and the findings are computed here.
+            with pivot.handing_tables(drawing.add):
+                tables = pivot.all_tables(results)
         found = questions.findings_table(results, pivot.family_order(results))
         return render_tables(tables, fmt, TITLE, [intro], found=found,
                              docs_url=docs_url, width=width,

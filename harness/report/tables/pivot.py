@@ -235,13 +235,19 @@ def family_order(results):
                   key=lambda f: (order.get(f, fmt.DEFAULT_ORDER), f))
 
 
-def all_tables(results):
-    """Declared tables (families in page order, tables in declaration
-    order), then raw values, CPU utilisation and runs."""
+def declared_families(results):
+    """The families that declare tables, in page order."""
+    found = declarations(results)
+    return [f for f in family_order(results) if f in found]
+
+
+def family_declared_tables(results, families):
+    """The declared tables of ``families`` (in that order), tables in
+    declaration order."""
     tables = []
     found = declarations(results)
     ceiling = ceiling_lookup(results)
-    for family in [f for f in family_order(results) if f in found]:
+    for family in families:
         family_tables, axes = found[family]
         shared = (Lookup(family_records(results, family)), ceiling)
         for declaration in family_tables:
@@ -250,6 +256,18 @@ def all_tables(results):
             for receiver in _RECEIVERS:
                 receiver(made)
             tables.extend(made)
-    families = family_order(results)
-    return (tables + builds.tables(results, families)
+    return tables
+
+
+def other_tables(results):
+    """The tables after the declared ones: the free-threaded builds'
+    comparison, raw values, CPU utilisation and runs."""
+    return (builds.tables(results, family_order(results))
             + listings.all_listings(results))
+
+
+def all_tables(results):
+    """Declared tables (families in page order, tables in declaration
+    order), then raw values, CPU utilisation and runs."""
+    return (family_declared_tables(results, declared_families(results))
+            + other_tables(results))
