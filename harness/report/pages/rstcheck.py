@@ -41,7 +41,7 @@ def problems(text):
             second = pool.submit(_problems, parts[1])
             first = _problems(parts[0])
             found = second.result()
-    except (OSError, BrokenProcessPool):  # no fork: checked whole here
+    except (OSError, ValueError, BrokenProcessPool):  # no fork: whole, here
         return _problems(text)
     offset = parts[0].count("\n")
     return first + _WHERE.sub(

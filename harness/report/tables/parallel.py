@@ -39,7 +39,7 @@ def all_tables(results):
             later = pool.submit(_declared, results, second)
             tables = pivot.family_declared_tables(results, first)
             tables += later.result()
-    except (OSError, BrokenProcessPool):  # no fork: all made here
+    except (OSError, ValueError, BrokenProcessPool):  # no fork: made here
         return pivot.all_tables(results)
     return tables + pivot.other_tables(results)
 
