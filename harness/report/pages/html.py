@@ -251,10 +251,11 @@ class Figures:
 
     def _after_references(self, family):
         """Whether ``family`` comes after every reference family."""
-        order = self.order.index if family in self.order else None
-        return order is not None and all(
-            f in self.order and order(f) < order(family)
-            for f in self.references)
+        if family not in self.order:
+            return False
+        at = self.order.index(family)
+        return all(f in self.order and self.order.index(f) < at
+                   for f in self.references)
 
     def plots(self, blocks):
         """One Plot (or None) per block of the page."""
