@@ -17,6 +17,7 @@ import os
 import re
 import sys
 
+from Cython import __version__ as cython_version
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
@@ -27,15 +28,26 @@ from extensions import flavour  # noqa: E402  (needs the path above)
 # than 3.x, and 3.13t needs other C than 3.13 (see extensions/flavour.py).
 CYTHON_BUILD_DIR = "build/cython-" + flavour.name()
 
-def _families():
-    """Every native family: extensions/_<family>_cy.pyx beside <family>.c.
+# A family's Cython modules: extensions/_<family>_cy.pyx beside <family>.c,
+# and _<family>_cy31.pyx for constructs only Cython 3.1+ compiles
+# (cython.pymutex, cython.critical_section), built where the Cython
+# building has them (2.7 builds with Cython 3.0).
+CYTHON_SUFFIXES = {"_cy.pyx": (3, 0), "_cy31.pyx": (3, 1)}
+CYTHON_VERSION = tuple(int(part) for part in re.findall(
+    r"\d+", cython_version)[:2])
+
+
+def _cython_modules():
+    """(module name, family) of every Cython module this Cython builds.
 
     A new family adds its files and nothing here (its cffi build script,
     extensions/_<family>_cffi_build.py, is found the same way).
     """
-    names = sorted(name for name in os.listdir(EXTENSIONS)
-                   if name.startswith("_") and name.endswith("_cy.pyx"))
-    return [name[1:-len("_cy.pyx")] for name in names]
+    return [(name[:-len(".pyx")], name[1:-len(suffix)])
+            for name in sorted(os.listdir(EXTENSIONS))
+            for suffix, needs in sorted(CYTHON_SUFFIXES.items())
+            if name.startswith("_") and name.endswith(suffix)
+            and CYTHON_VERSION >= needs]
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -56,15 +68,14 @@ SUBPACKAGES = ["gilbench.measure", "gilbench.model", "gilbench.report",
         "commands", "data", "kinds", "numbers", "pages", "tables")]
 CYTHON_EXTENSIONS = [
     Extension(
-        "gilbench.extensions._%s_cy" % family,
-        sources=["extensions/_%s_cy.pyx" % family,
-                 "extensions/%s.c" % family],
+        "gilbench.extensions." + module,
+        sources=["extensions/%s.pyx" % module, "extensions/%s.c" % family],
         include_dirs=["extensions"],
         depends=HEADERS,  # a header's change rebuilds the module
         extra_compile_args=["-pthread"],
         extra_link_args=["-pthread"],
     )
-    for family in _families()
+    for module, family in _cython_modules()
 ]
 CFFI_MODULES = sorted(
     "extensions/%s:ffi" % name for name in os.listdir(EXTENSIONS)

@@ -23,7 +23,14 @@ Cases (threads driver unless said):
 ``breakeven``  ``work_ns`` of C work per call and no lock, GIL held vs
                released: the work size from which releasing the GIL wins;
 ``map``        a 1024-key hash map behind one mutex, 100% lookups
-               (``ops=read``) or 70/30 lookups/updates (``ops=mix``).
+               (``ops=read``) or 70/30 lookups/updates (``ops=mix``);
+``choice``     the locks an extension author chooses between since 3.13
+               (cases/_lock_capi.py: PyMutex, PyThread_type_lock,
+               critical sections, Cython's pymutex and critical_section,
+               an atomic floor) around ``cs_ns`` of work, ``work_ns``
+               after it, shared, one per thread or striped;
+``fairness``   one shared lock taken until a stop flag, recording each
+               thread's acquisitions and Jain's index per value.
 
 A value is wall seconds per loop; in one loop each of the N threads (or
 processes) makes one call.  Every C case records the calibration
@@ -32,13 +39,16 @@ processes) makes one call.  Every C case records the calibration
 
 Findings: the work size per call from which releasing the GIL pays off at
 2 threads (the cache write-up's question: when is a call worth
-``with nogil``?), the cheapest lock under contention (its lock kinds), and
-what its process-shared robust mutex costs at 2 processes against 1.
+``with nogil``?), the cheapest lock under contention (its lock kinds),
+what its process-shared robust mutex costs at 2 processes against 1; and
+of the C-API locks: the cheapest at 1 and N threads, a critical section's
+cost, PyMutex against a pthread mutex, and their fairness.
 """
 import threading
 from itertools import repeat
 
 from gilbench.api import (
+    HIGHEST,
     PROCESSES,
     USABLE,
     Axis,
@@ -57,8 +67,23 @@ from gilbench.api import (
     scaling,
     table,
     threads,
+    throughput,
     value,
     worker_index,
+)
+
+from ._lock_capi import (
+    C_CONSTANTS,
+    CYTHON_MODULE,
+    SHARING,
+    STRIPES,
+    FairnessWindow,
+    LostUpdates,  # noqa: F401 -- the family's check, for tests and users
+    SharedCalls,
+    check_counter,  # noqa: F401
+    check_kind,
+    lock_set,
+    make_lock,
 )
 
 try:
@@ -68,27 +93,13 @@ except NameError:
 
 FAMILY = "lock"
 ORDER = 20
-CYTHON_MODULE = "gilbench.extensions._lock_cy"
 CFFI_MODULE = "gilbench.extensions._lock_cffi"
-C_KINDS = {"none": "LK_NONE", "mutex": "LK_MUTEX",
-           "recursive": "LK_RECURSIVE", "spin": "LK_SPIN",
-           "pshared": "LK_PSHARED", "broken": "LK_BROKEN"}
+C_KINDS = C_CONSTANTS
 PY_KINDS = {"none": None, "pylock": threading.Lock,
             "pyrlock": threading.RLock}
 MAP_KEYS = 1024
 MAP_WRITE_PCT = {"read": 0, "mix": 30}
 THREAD_COUNTS = (1, 2, 4)
-
-
-class LostUpdates(AssertionError):
-    """A lock let two holders in: the counter missed updates."""
-
-
-def check_counter(counted, expected):
-    """Raise LostUpdates, with how many, unless counted == expected."""
-    if counted != expected:
-        raise LostUpdates("lost %d of %d updates (counted %d)"
-                          % (expected - counted, expected, counted))
 
 
 def _cs_iters(params, key="cs_ns"):
@@ -269,6 +280,84 @@ def guarded_map(variant):
         check=needs(CYTHON_MODULE))
 
 
+def choice_call(variant):
+    """prepare(params) of the choice case: the kind's locks for the
+    sharing mode, ``cs_ns`` inside each call's lock, ``work_ns`` after
+    it."""
+    def prepare(params):
+        inside = _cs_iters(params)
+        outside = import_extension(CYTHON_MODULE).iters_for_ns(
+            float(params["work_ns"]))
+        record(outside_iters=outside)
+        locks = lock_set(params["kind"], params["sharing"],
+                         params["threads"], inside, outside)
+        return SharedCalls(locks, variant)
+    return prepare
+
+
+def fairness_call(variant):
+    def prepare(params):
+        lock = make_lock(params["kind"], _cs_iters(params))
+        return FairnessWindow(lock, params["threads"], variant)
+    return prepare
+
+
+# The locks an extension author chooses between since CPython 3.13, with
+# the pthread mutex, the call alone (none) and an atomic increment (the
+# floor) to read them against.  Critical sections need the GIL held (an
+# attached thread state): the nogil spec has none.
+CHOICE_KINDS = {
+    "gil": (["none", "atomic", "mutex", "pythread", "pymutex",
+             "critical_section", "cython_pymutex",
+             "cython_critical_section"],
+            ["none", "mutex", "pymutex", "critical_section"],
+            ["critical_section2", "spin"]),
+    "nogil": (["mutex", "pythread", "pymutex", "cython_pymutex"],
+              ["mutex", "pymutex"], ["none", "atomic", "spin"]),
+}
+# By default the kinds whose waiting differs: Cython's constructs are
+# PyMutex and a critical section on 3.13+ (--param kind=... adds them).
+FAIR_KINDS = {
+    "gil": (["mutex", "pythread", "pymutex", "critical_section",
+             "cython_pymutex"],
+            ["atomic", "spin", "critical_section2",
+             "cython_critical_section"]),
+    "nogil_loop": (["mutex", "pythread", "pymutex"],
+                   ["atomic", "spin", "cython_pymutex"]),
+}
+_HOW = {"gil": "GIL held (Cython)",
+        "nogil": "GIL released around each call (Cython with nogil)",
+        "nogil_loop": "each thread's whole loop in C, GIL released "
+                      "(Tools/lockbench's threads)"}
+
+
+def choice(variant):
+    kinds, quick, extra = CHOICE_KINDS[variant]
+    return CaseSpec(
+        FAMILY, "choice", variant, "cython", choice_call(variant),
+        "a C-API lock of `kind` around `cs_ns` of work, `work_ns` after "
+        "it, %s; one lock for all threads, one each, or %d stripes"
+        % (_HOW[variant], STRIPES),
+        axes=[Axis("kind", kinds, quick=quick, extra=extra),
+              Axis("sharing", ["shared"], extra=list(SHARING[1:])),
+              Axis("cs_ns", [0], extra=[100, 1000], unit="ns"),
+              Axis("work_ns", [0], extra=[100, 1000], unit="ns"),
+              _thread_axis(values=(1, 2), quick=(1, 2))],
+        check=check_kind, before_fork=_calibrate_once)
+
+
+def fairness(variant):
+    kinds, extra = FAIR_KINDS[variant]
+    return CaseSpec(
+        FAMILY, "fairness", variant, "cython", fairness_call(variant),
+        "one shared C-API lock of `kind` taken until a stop flag, each "
+        "thread counting its acquisitions, %s" % _HOW[variant],
+        axes=[Axis("kind", kinds, extra=extra),
+              Axis("cs_ns", [0], extra=[100, 1000], unit="ns"),
+              _thread_axis(values=(2,), quick=(2,))],
+        check=check_kind, before_fork=_calibrate_once)
+
+
 # The recursive and process-shared mutexes behave like the default one in
 # one process (the shared case measures pshared across processes): they
 # run when --param kind=... names them, to keep the default run short.
@@ -299,8 +388,16 @@ CASES = [
     breakeven("nogil"),
     guarded_map("gil"),
     guarded_map("nogil"),
+    choice("gil"),
+    choice("nogil"),
+    fairness("gil"),
+    fairness("nogil_loop"),
 ]
 
+# The locks the cheapest-lock questions rank: not the call alone, nor the
+# atomic floor, which lock nothing.
+CANDIDATES = ["mutex", "pythread", "pymutex", "critical_section",
+              "cython_pymutex", "cython_critical_section"]
 _CFFI_NOTE = ("cffi always releases the GIL, so its rows are divided by "
               "the GIL-held Cython call")
 TABLES = [
@@ -340,6 +437,31 @@ TABLES = [
     table("lk_work calibration", rows="threads",
           where={"case": "breakeven", "variant": "gil", "work_ns": 10000},
           cell=recorded("ns_per_iter", "ns/iteration")),
+    table("C-API locks: time per acquisition", rows="kind",
+          per=["variant", "threads"], where={"case": "choice"},
+          cell=value(per_op=True),
+          note="Wall time per loop over the calls in it (one per thread): "
+          "what one acquisition costs the threads together."),
+    table("PyMutex against a pthread mutex", rows="threads",
+          per=["variant"], where={"case": "choice"},
+          cell=ratio(over="kind", numerator="pymutex", denominator="mutex")),
+    table("Critical section against the call alone", rows="threads",
+          where={"case": "choice", "variant": "gil"},
+          cell=ratio(over="kind", numerator="critical_section",
+                     denominator="none"),
+          note="Py_BEGIN_CRITICAL_SECTION on one object shared by all "
+          "threads: an empty block on a default build, the object's "
+          "mutex on a free-threaded one."),
+    table("Fairness (Jain's index)", rows="kind", per=["variant",
+                                                        "threads"],
+          where={"case": "fairness"},
+          cell=recorded("fairness"),
+          note="Jain's index of the threads' acquisitions in one value's "
+          "window, (sum x)^2 / (n sum x^2): 1 when every thread took the "
+          "lock as often, 1/n when one took it every time."),
+    table("Fairness window: acquisitions per second", rows="kind",
+          per=["variant", "threads"], where={"case": "fairness"},
+          cell=throughput(unit="acquisitions")),
     table("Guarded map", rows="ops", columns="variant",
           per=["interpreter", "threads"], where={"case": "map"},
           cell=value(),
@@ -366,6 +488,34 @@ FINDINGS = [
             ratio(over="processes", numerator=2, denominator=1),
             at={"case": "shared", "kind": "pshared"},
             evidence="Cross-process lock"),
+    finding("The cheapest lock uncontended (1 thread, GIL held)?",
+            best(over="kind", among=CANDIDATES),
+            at={"case": "choice", "variant": "gil", "threads": 1},
+            evidence="C-API locks: time per acquisition"),
+    finding("The cheapest lock at {N} threads, GIL held?",
+            best(over="kind", among=CANDIDATES),
+            at={"case": "choice", "variant": "gil", "threads": USABLE},
+            evidence="C-API locks: time per acquisition"),
+    finding("A critical section around a trivial call, 1 thread: how "
+            "much slower than the call alone?",
+            ratio(over="kind", numerator="critical_section",
+                  denominator="none"),
+            at={"case": "choice", "variant": "gil", "threads": 1}),
+    finding("PyMutex against a pthread mutex at {N} threads, GIL "
+            "released: time per acquisition?",
+            ratio(over="kind", numerator="pymutex", denominator="mutex"),
+            at={"case": "choice", "variant": "nogil", "threads": USABLE}),
+    finding("Fairness at {N} threads, loops in C: PyMutex or "
+            "PyThread_type_lock (Jain's index)?",
+            best(over="kind", of=recorded("fairness"), pick=HIGHEST,
+                 among=["pymutex", "pythread"]),
+            at={"case": "fairness", "variant": "nogil_loop",
+                "threads": USABLE},
+            evidence="Fairness (Jain's index)"),
+    finding("The fairest lock at {N} threads, GIL held (Jain's index)?",
+            best(over="kind", of=recorded("fairness"), pick=HIGHEST),
+            at={"case": "fairness", "variant": "gil", "threads": USABLE},
+            evidence="Fairness (Jain's index)"),
     finding("A contended pthread mutex, GIL released: scalability-law fit "
             "over threads (s, k, peak)?", scaling(over="threads"),
             at={"case": "contended", "variant": "nogil", "backend": "cython",

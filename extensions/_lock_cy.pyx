@@ -25,7 +25,23 @@ cdef extern from "lock.h":
         LK_SPIN
         LK_PSHARED
         LK_BROKEN
+        LK_ATOMIC
+        LK_PYTHREAD
+        LK_PYMUTEX
+        LK_CRITICAL_SECTION
+        LK_CRITICAL_SECTION2
+    int lk_kind_built(int kind) nogil
     lk_lock *lk_new(int kind, long cs_iters) nogil
+    void lk_set_objects(lk_lock *lock, void *object, void *other) nogil
+    void lk_section(lk_lock *lock) nogil
+    void lk_set_outside(lk_lock *lock, long iters) nogil
+    void lk_outside(lk_lock *lock) nogil
+    void lk_fair_reset(lk_lock *lock) nogil
+    void lk_fair_arm(lk_lock *lock, long quota) nogil
+    int lk_fair_call(lk_lock *lock) nogil
+    long lk_fair_run(lk_lock *lock) nogil
+    int lk_stopped(lk_lock *lock) nogil
+    void lk_fair_section(lk_lock *lock) nogil
     void lk_free(lk_lock *lock) nogil
     int lk_call(lk_lock *lock) nogil
     int lk_nested_call(lk_lock *lock, int depth) nogil
@@ -50,7 +66,17 @@ import os
 # The enum values by their C names, as cffi's lib gives them.
 CONSTANTS = {"LK_NONE": LK_NONE, "LK_MUTEX": LK_MUTEX,
              "LK_RECURSIVE": LK_RECURSIVE, "LK_SPIN": LK_SPIN,
-             "LK_PSHARED": LK_PSHARED, "LK_BROKEN": LK_BROKEN}
+             "LK_PSHARED": LK_PSHARED, "LK_BROKEN": LK_BROKEN,
+             "LK_ATOMIC": LK_ATOMIC, "LK_PYTHREAD": LK_PYTHREAD,
+             "LK_PYMUTEX": LK_PYMUTEX,
+             "LK_CRITICAL_SECTION": LK_CRITICAL_SECTION,
+             "LK_CRITICAL_SECTION2": LK_CRITICAL_SECTION2}
+
+
+def kind_built(int kind):
+    """Whether this build has the kind (PyMutex and critical sections are
+    CPython 3.13's)."""
+    return bool(lk_kind_built(kind))
 
 
 def ns_per_iter():
@@ -81,13 +107,18 @@ cdef int _failed(int rc) except -1:
 
 cdef class Lock:
     """One lk_lock; ``call_gil``/``call_nogil`` may run in many threads at
-    once (and, for LK_PSHARED and LK_SPIN, in forked processes)."""
+    once (and, for LK_PSHARED and LK_SPIN, in forked processes).  A
+    critical-section kind locks this object (and, for the two-object form,
+    a dict it keeps)."""
     cdef lk_lock *lock
+    cdef object other
 
     def __cinit__(self, int kind, long cs_iters=0):
         self.lock = lk_new(kind, cs_iters)
         if self.lock is NULL:
             raise ValueError("lk_new(%d, %d) failed" % (kind, cs_iters))
+        self.other = {}
+        lk_set_objects(self.lock, <void *>self, <void *>self.other)
 
     def __dealloc__(self):
         lk_free(self.lock)
@@ -103,6 +134,34 @@ cdef class Lock:
             rc = lk_call(self.lock)
         if rc:
             _failed(rc)
+
+    def set_outside(self, long iters):
+        """Work after each call's release: outside the lock."""
+        lk_set_outside(self.lock, iters)
+
+    def fair_reset(self):
+        lk_fair_reset(self.lock)
+
+    def fair_arm(self, long quota):
+        lk_fair_arm(self.lock, quota)
+
+    def fair_call_gil(self):
+        """One acquisition of the fairness window with the GIL held: True,
+        or False once the stop flag is up."""
+        cdef int rc = lk_fair_call(self.lock)
+        if rc < 0:
+            _failed(-rc)
+        return rc == 1
+
+    def fair_run_nogil(self):
+        """The thread's whole fairness window in C, the GIL released: how
+        many acquisitions it made."""
+        cdef long count
+        with nogil:
+            count = lk_fair_run(self.lock)
+        if count < 0:
+            _failed(<int>-count)
+        return count
 
     def nested_nogil(self, int depth):
         cdef int held

@@ -3,8 +3,13 @@
  * Every lock lives, with the counter its critical section increments, in
  * one anonymous MAP_SHARED mapping, so a process forked after lk_new shares
  * it; only the process-shared mutex and the spinlock (plain atomics on
- * shared memory) are correct across processes. */
-#define _GNU_SOURCE
+ * shared memory) are correct across processes.  Python.h comes first, as
+ * CPython asks, for PyThread_type_lock, PyMutex and critical sections. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <Python.h>
+#include "pythread.h"
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -21,6 +26,13 @@
  * than cores, a pure spinner can burn whole time slices while the holder
  * is descheduled (and hang a 2-core machine's suite for seconds). */
 #define LK_SPINS_BEFORE_YIELD 1000
+
+/* PyMutex and critical sections: CPython 3.13's public C API. */
+#if !defined(PYPY_VERSION) && PY_VERSION_HEX >= 0x030D0000
+#define LK_HAVE_PYMUTEX 1
+#else
+#define LK_HAVE_PYMUTEX 0
+#endif
 
 #if defined(__linux__)
 #define LK_HAVE_ROBUST 1
@@ -40,10 +52,20 @@ struct lk_lock {
     int kind;
     pid_t owner;  /* the process that made it, and alone may destroy it */
     long cs_iters;
+    long outside_iters;
     pthread_mutex_t mutex;
+    PyThread_type_lock pythread;
+    void *objects[2];  /* what a critical-section kind locks (PyObject *) */
     int spin __attribute__((aligned(LK_LINE)));
+#if LK_HAVE_PYMUTEX
+    PyMutex pymutex;
+#endif
     long counter __attribute__((aligned(LK_LINE)));
     long recoveries;
+    long quota;
+    /* Read by every thread before each fair acquisition, written once:
+     * its own line, away from the counter's writes. */
+    int stop __attribute__((aligned(LK_LINE)));
 };
 
 /* noinline keeps a real call in every caller; xorshift_step's barrier
@@ -98,11 +120,24 @@ init_mutex(lk_lock *lock)
     return rc;
 }
 
+int
+lk_kind_built(int kind)
+{
+    switch (kind) {
+    case LK_PYMUTEX:
+    case LK_CRITICAL_SECTION:
+    case LK_CRITICAL_SECTION2:
+        return LK_HAVE_PYMUTEX;
+    default:
+        return kind >= LK_NONE && kind <= LK_CRITICAL_SECTION2;
+    }
+}
+
 lk_lock *
 lk_new(int kind, long cs_iters)
 {
     lk_lock *lock;
-    if (kind < LK_NONE || kind > LK_BROKEN || cs_iters < 0)
+    if (!lk_kind_built(kind) || cs_iters < 0)
         return NULL;
     lock = mmap(NULL, sizeof(*lock), PROT_READ | PROT_WRITE,
                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -115,7 +150,20 @@ lk_new(int kind, long cs_iters)
         munmap(lock, sizeof(*lock));
         return NULL;
     }
+    if (kind == LK_PYTHREAD
+            && (lock->pythread = PyThread_allocate_lock()) == NULL) {
+        pthread_mutex_destroy(&lock->mutex);
+        munmap(lock, sizeof(*lock));
+        return NULL;
+    }
     return lock;
+}
+
+void
+lk_set_objects(lk_lock *lock, void *object, void *other)
+{
+    lock->objects[0] = object;
+    lock->objects[1] = other;
 }
 
 /* A forked process that lets go of its copy only unmaps it: destroying the
@@ -125,8 +173,11 @@ lk_free(lk_lock *lock)
 {
     if (lock == NULL)
         return;
-    if (lock->owner == getpid())
+    if (lock->owner == getpid()) {
         pthread_mutex_destroy(&lock->mutex);
+        if (lock->pythread != NULL)
+            PyThread_free_lock(lock->pythread);
+    }
     munmap(lock, sizeof(*lock));
 }
 
@@ -141,6 +192,18 @@ lk_acquire(lk_lock *lock)
     case LK_SPIN:
         spin_lock(&lock->spin);
         return 0;
+    case LK_ATOMIC:
+        return 0;
+    case LK_PYTHREAD:
+        return PyThread_acquire_lock(lock->pythread, WAIT_LOCK) ? 0 : EAGAIN;
+#if LK_HAVE_PYMUTEX
+    case LK_PYMUTEX:
+        PyMutex_Lock(&lock->pymutex);
+        return 0;
+#endif
+    case LK_CRITICAL_SECTION:
+    case LK_CRITICAL_SECTION2:
+        return EINVAL;
     default:
         rc = pthread_mutex_lock(&lock->mutex);
 #if LK_HAVE_ROBUST
@@ -166,6 +229,19 @@ lk_release(lk_lock *lock)
     case LK_SPIN:
         __atomic_store_n(&lock->spin, 0, __ATOMIC_RELEASE);
         return 0;
+    case LK_ATOMIC:
+        return 0;
+    case LK_PYTHREAD:
+        PyThread_release_lock(lock->pythread);
+        return 0;
+#if LK_HAVE_PYMUTEX
+    case LK_PYMUTEX:
+        PyMutex_Unlock(&lock->pymutex);
+        return 0;
+#endif
+    case LK_CRITICAL_SECTION:
+    case LK_CRITICAL_SECTION2:
+        return EINVAL;
     default:
         return pthread_mutex_unlock(&lock->mutex);
     }
@@ -181,20 +257,155 @@ critical_section(lk_lock *lock)
     lock->counter = seen + 1;
 }
 
+void
+lk_section(lk_lock *lock)
+{
+    critical_section(lock);
+}
+
+void
+lk_fair_section(lk_lock *lock)
+{
+    critical_section(lock);
+    if (lock->counter >= __atomic_load_n(&lock->quota, __ATOMIC_RELAXED))
+        __atomic_store_n(&lock->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* The atomic kind's section: the work, then one fetch-add (relaxed: the
+ * count is all it orders). */
+static void
+atomic_section(lk_lock *lock, int fair)
+{
+    long count;
+    lk_work(lock->cs_iters);
+    count = __atomic_add_fetch(&lock->counter, 1, __ATOMIC_RELAXED);
+    if (fair && count >= __atomic_load_n(&lock->quota, __ATOMIC_RELAXED))
+        __atomic_store_n(&lock->stop, 1, __ATOMIC_RELAXED);
+}
+
+static void
+section(lk_lock *lock, int fair)
+{
+    if (fair)
+        lk_fair_section(lock);
+    else
+        critical_section(lock);
+}
+
+#if LK_HAVE_PYMUTEX
+/* Py_BEGIN_CRITICAL_SECTION on the lock's object(s); EPERM without them
+ * or without an attached thread state, which a critical section needs. */
+static int
+in_critical_section(lk_lock *lock, int fair)
+{
+    PyObject *object = (PyObject *)lock->objects[0];
+    PyObject *other = (PyObject *)lock->objects[1];
+    if (object == NULL || PyThreadState_GetUnchecked() == NULL)
+        return EPERM;
+    if (lock->kind == LK_CRITICAL_SECTION) {
+        Py_BEGIN_CRITICAL_SECTION(object);
+        section(lock, fair);
+        Py_END_CRITICAL_SECTION();
+        return 0;
+    }
+    if (other == NULL)
+        return EPERM;
+    Py_BEGIN_CRITICAL_SECTION2(object, other);
+    section(lock, fair);
+    Py_END_CRITICAL_SECTION2();
+    return 0;
+}
+#endif
+
+/* One acquisition of any kind but LK_NONE around the (fair) section. */
+static int
+locked(lk_lock *lock, int fair)
+{
+    int rc;
+    switch (lock->kind) {
+    case LK_ATOMIC:
+        atomic_section(lock, fair);
+        return 0;
+#if LK_HAVE_PYMUTEX
+    case LK_CRITICAL_SECTION:
+    case LK_CRITICAL_SECTION2:
+        return in_critical_section(lock, fair);
+#endif
+    default:
+        rc = lk_acquire(lock);
+        if (rc != 0)
+            return rc;
+        section(lock, fair);
+        lk_release(lock);
+        return 0;
+    }
+}
+
+void
+lk_set_outside(lk_lock *lock, long iters)
+{
+    lock->outside_iters = iters;
+}
+
+void
+lk_outside(lk_lock *lock)
+{
+    if (lock->outside_iters > 0)
+        lk_work(lock->outside_iters);
+}
+
 int
 lk_call(lk_lock *lock)
 {
-    int rc;
-    if (lock->kind == LK_NONE) {
+    int rc = 0;
+    if (lock->kind == LK_NONE)
         lk_work(lock->cs_iters);
+    else
+        rc = locked(lock, 0);
+    lk_outside(lock);
+    return rc;
+}
+
+int
+lk_stopped(lk_lock *lock)
+{
+    return __atomic_load_n(&lock->stop, __ATOMIC_RELAXED);
+}
+
+void
+lk_fair_reset(lk_lock *lock)
+{
+    lock->counter = 0;
+    __atomic_store_n(&lock->stop, 0, __ATOMIC_RELAXED);
+}
+
+void
+lk_fair_arm(lk_lock *lock, long quota)
+{
+    __atomic_store_n(&lock->quota, quota, __ATOMIC_RELAXED);
+}
+
+int
+lk_fair_call(lk_lock *lock)
+{
+    int rc;
+    if (lk_stopped(lock))
         return 0;
-    }
-    rc = lk_acquire(lock);
-    if (rc != 0)
-        return rc;
-    critical_section(lock);
-    lk_release(lock);
-    return 0;
+    if (lock->kind == LK_NONE)  /* no lock, no count: nothing to share */
+        return -EINVAL;
+    rc = locked(lock, 1);
+    lk_outside(lock);
+    return rc == 0 ? 1 : -rc;
+}
+
+long
+lk_fair_run(lk_lock *lock)
+{
+    long count = 0;
+    int rc;
+    while ((rc = lk_fair_call(lock)) == 1)
+        count++;
+    return rc < 0 ? rc : count;
 }
 
 int

@@ -16,11 +16,9 @@ import os
 
 from gilbench.measure.metrics import TreeCpuClock
 from gilbench.model.casehelpers import perf_counter
+from gilbench.model.resultformat import foreign_share
 
 _STAT = "/proc/stat"
-# CPU seconds of windows below which a share is not told: each read is
-# off by up to a tick per CPU, so a one-loop value could read anything.
-MIN_CAPACITY = 0.2
 # After the name: user nice system idle iowait irq softirq steal ...
 _BUSY_FIELDS = (0, 1, 2, 5, 6, 7)
 
@@ -76,9 +74,5 @@ class ForeignClock(object):
 def share(windows):
     """Other processes' share of the CPUs over ``windows`` (pairs from
     :meth:`ForeignClock.window`), or None when they add up to too little
-    for the ticks to tell (MIN_CAPACITY)."""
-    foreign = sum(window[0] for window in windows)
-    capacity = sum(window[1] for window in windows)
-    if capacity < MIN_CAPACITY:
-        return None
-    return max(0.0, foreign / capacity)
+    for the ticks to tell (resultformat.FOREIGN_MIN_CAPACITY)."""
+    return foreign_share(windows)

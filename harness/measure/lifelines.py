@@ -47,16 +47,23 @@ def become_subreaper():
     return _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
+# Children the runner keeps on purpose between benchmarks (a run's judge):
+# their pids, and theirs alone, outlive reap_orphans.
+KEPT = set()
+
+
 def reap_orphans():
-    """Kill and reap every descendant of this process; return how many.
+    """Kill and reap every descendant of this process but those KEPT;
+    return how many.
 
     Called between benchmarks, when the runner has no child of its own
-    running: anything left is a process a case left behind.
+    running: anything else left is a process a case left behind.
     """
     import psutil
 
     from gilbench.measure.metrics import descendants
-    left = descendants()
+    left = [process for process in descendants()
+            if process.pid not in KEPT]
     for process in left:
         try:
             process.kill()

@@ -16,6 +16,7 @@ pyperf calibrates as before.
 from __future__ import print_function
 
 import json
+import math
 import os
 import sys
 
@@ -29,6 +30,14 @@ MAX_LOOPS = 2 ** 32  # pyperf's own bound
 # the previous one's was likely stalled (preempted on a busy machine), and
 # taken as it is, it would leave every value short of --min-time.
 STALL_JUMP = 3.0
+# Scaled calibration (the adaptive design's first look) doubles only up to
+# this share of the minimum time, then scales the loops to land a call
+# just past it (MARGIN), so values last about one minimum time instead of
+# one to two; a call the time is measured from must be this long for the
+# ticks and the call's fixed cost not to skew the scale.
+SCALE_FROM = 0.25
+MARGIN = 1.1
+SCALE_TRIES = 3
 
 
 def wanted(args):
@@ -38,12 +47,14 @@ def wanted(args):
             and args.warmups is not None and not args.compare_to)
 
 
-def calibrate(time_function, min_time, metadata):
+def calibrate(time_function, min_time, metadata, scaled=False):
     """Calibrate in a fork; return its pyperf calibration run, holding
     ``metadata`` (the benchmark's) and what the fork recorded.  A refusal
-    or crash there ends this program as it would have ended the worker."""
+    or crash there ends this program as it would have ended the worker.
+    ``scaled``: scale the loops to the minimum time (_scale) instead of
+    doubling past it."""
     said, code = forking.call(
-        lambda writable: _child(time_function, min_time, writable))
+        lambda writable: _child(time_function, min_time, writable, scaled))
     if code < 0:
         # The form pyperf uses for a worker, so run names the signal.
         print("ERROR: calibration failed with exit code %d" % code,
@@ -58,11 +69,12 @@ def calibrate(time_function, min_time, metadata):
                       metadata=metadata)
 
 
-def _child(time_function, min_time, writable):
+def _child(time_function, min_time, writable, scaled):
     metadata = {}
     record.set_sink(metadata)
     started = perf_counter()
-    loops, warmups = _double(time_function, min_time)
+    calibrate = _scale if scaled else _double
+    loops, warmups = calibrate(time_function, min_time)
     time_function.close()
     metadata.update(calibrate_loops=loops, loops=loops,
                     duration=perf_counter() - started)
@@ -75,7 +87,12 @@ def _double(time_function, min_time):
     call that reaches ``min_time`` at over STALL_JUMP times the previous
     call's time is timed once more, and the doubling goes on if that one
     falls short."""
-    loops, warmups, previous = 1, [], None
+    return _double_from(time_function, min_time, 1, [])
+
+
+def _double_from(time_function, min_time, loops, warmups):
+    """_double from ``loops``, adding to ``warmups``."""
+    previous = None
     while True:
         raw = _timed(time_function, loops, warmups)
         if (raw >= min_time and previous is not None
@@ -89,6 +106,25 @@ def _double(time_function, min_time):
                                % (loops, min_time))
         previous = raw
         loops *= 2
+
+
+def _scale(time_function, min_time):
+    """(loops, [(loops, seconds per loop), ...]): double until a call
+    lasts SCALE_FROM of ``min_time``, then scale the loops to MARGIN times
+    it and check; a check that falls short scales again, and after
+    SCALE_TRIES the doubling finishes the job."""
+    loops, warmups = _double(time_function, min_time * SCALE_FROM)
+    raw = warmups[-1][1] * loops
+    if raw >= min_time or raw <= 0:
+        return loops, warmups
+    for _ in range(SCALE_TRIES):
+        loops = min(max(int(math.ceil(loops * min_time * MARGIN / raw)),
+                        loops), MAX_LOOPS)
+        raw = _timed(time_function, loops, warmups)
+        if raw >= min_time:
+            return loops, warmups
+    more, _ = _double_from(time_function, min_time, loops, warmups)
+    return more, warmups
 
 
 def _timed(time_function, loops, warmups):

@@ -38,18 +38,8 @@ from gilbench.measure import (
     record,
     timers,
 )
-from gilbench.model import drivers, machine, registry
+from gilbench.model import design, drivers, machine, registry
 
-# pyperf's defaults (20 processes, 0.1 s values) take minutes per benchmark;
-# these keep the default run of all families to minutes per interpreter
-# (docs/commands.rst: the default sizing).  One warmup of >= 40 ms is also
-# far past PyPy's JIT tracing threshold for these call loops.  Any sizing
-# option on the command line (-p, -n, -w, --min-time, --fast, --rigorous)
-# overrides them.
-DEFAULT_PROCESSES = 2
-DEFAULT_VALUES = 3
-DEFAULT_MIN_TIME = 0.04
-DEFAULT_WARMUPS = 1
 EXIT_REFUSED = 3
 PROGRAM_ARGS = ["-m", "gilbench", "bench"]  # after the interpreter
 
@@ -104,15 +94,17 @@ def add_harness_options(cmd, args):
         cmd.append("--pin-threads")
     if args.fresh_workers:
         cmd.append("--fresh-workers")
+    if getattr(args, "scaled_calibration", False):
+        cmd.append("--scaled-calibration")
 
 
 def make_runner(runner_class=HarnessRunner):
     pyperfinternals.remember_hooks()
     runner = runner_class(
-        processes=DEFAULT_PROCESSES,
-        values=DEFAULT_VALUES,
-        warmups=DEFAULT_WARMUPS,
-        min_time=DEFAULT_MIN_TIME,
+        processes=design.DEFAULT_PROCESSES,
+        values=design.DEFAULT_VALUES,
+        warmups=design.DEFAULT_WARMUPS,
+        min_time=design.DEFAULT_MIN_TIME,
         program_args=tuple(PROGRAM_ARGS),
         add_cmdline_args=add_harness_options)
     parser = runner.argparser
@@ -129,6 +121,9 @@ def make_runner(runner_class=HarnessRunner):
     parser.add_argument("--fresh-workers", action="store_true",
                         help="start pyperf's workers as fresh interpreters "
                         "instead of forks of this program")
+    parser.add_argument("--scaled-calibration", action="store_true",
+                        help="calibrate the loops to the minimum time "
+                        "instead of doubling past it")
     return runner
 
 
@@ -167,7 +162,13 @@ class TimeFunction(object):
         record.record_facts(cpu_utilisation=sum(recent) / len(recent))
         if window is not None:
             self.foreign.append(window)
-            share = foreign.share(self.foreign[-count:])
+            recent = self.foreign[-count:]
+            # The sums too: a benchmark's runs, each too short for the
+            # ticks to tell, tell together (gilbench.runner.rounds).
+            record.record_facts(
+                foreign_seconds=sum(w[0] for w in recent),
+                foreign_capacity=sum(w[1] for w in recent))
+            share = foreign.share(recent)
             if share is not None:
                 record.record_facts(foreign_cpu=share)
 
@@ -230,7 +231,8 @@ def main(argv, runner_class=HarnessRunner):
         metadata = dict(bench.metadata(), name=bench.name)
         metadata.setdefault("unit", "second")
         calibration = loopcalibration.calibrate(
-            runner.time_function, args.min_time, metadata)
+            runner.time_function, args.min_time, metadata,
+            scaled=args.scaled_calibration)
         args.loops = calibration.get_metadata()["loops"]
     result = runner.bench_time_func(bench.name, runner.time_function,
                                     metadata=bench.metadata())
@@ -247,7 +249,7 @@ _RESERVED = ("output", "append", "worker", "worker_task", "pipe",
              "calibrate_loops", "recalibrate_loops", "calibrate_warmups",
              "recalibrate_warmups", "compare_to")
 _OWN = ("bench_case", "bench_params", "status", "module", "pin_threads",
-        "fresh_workers")
+        "fresh_workers", "scaled_calibration")
 
 
 def check_pyperf_options(options):

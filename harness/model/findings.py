@@ -20,6 +20,13 @@ the count its run was planned for (``gilbench.model.machine.planned``,
 recorded as ``gilbench_planned_cpus``), and the question reads "at 2
 threads" where every column's N is 2, "at N threads" with each column's
 N in its header otherwise.
+
+A finding may name a ``contrast``: the same question at another value of
+dimensions its point names (``at={"argument": "own", ...},
+contrast={"argument": "shared"}``).  Where the answer there differs
+significantly from the answer at ``at``, the report marks the answer and
+gives both (gilbench.report.tables.questions); the contrast is not a
+second row, it qualifies the first.
 """
 from gilbench.errors import UsageError
 from gilbench.model.resultformat import CELL_KINDS, INTERPRETER
@@ -29,7 +36,8 @@ USABLE = "usable"  # in ``at``: the count the run was planned for
 N_PLACE = "{N}"  # in a question: that count
 
 
-def finding(question, cell, at=None, evidence=None, oversubscribed=False):
+def finding(question, cell, at=None, evidence=None, oversubscribed=False,
+            contrast=None):
     """One question and how the results answer it.
 
     ``evidence`` is the title of the family's table that shows the
@@ -37,9 +45,18 @@ def finding(question, cell, at=None, evidence=None, oversubscribed=False):
     table declared with the same computation.  A question that reads
     more threads or processes at once than the machine has usable CPUs
     is answered "n/a" there, unless ``oversubscribed`` says that is the
-    question.
+    question.  ``contrast`` gives other values of dimensions ``at``
+    names: where the answer there differs significantly, the answer is
+    marked and both are given.
     """
     at = dict(at or {})
+    contrast = dict(contrast or {})
+    odd = [dim for dim in contrast
+           if dim not in at or at[dim] == contrast[dim] or at[dim] == USABLE]
+    if odd:
+        raise UsageError("finding %r: a contrast gives another value of a "
+                         "dimension at names (%s)" % (question,
+                                                      ", ".join(sorted(odd))))
     if N_PLACE in question and USABLE not in at.values():
         raise UsageError("finding %r: a question saying %s reads a count "
                          "at USABLE" % (question, N_PLACE))
@@ -50,8 +67,12 @@ def finding(question, cell, at=None, evidence=None, oversubscribed=False):
         raise UsageError("finding %r: a comparison of interpreters is the "
                          "findings table's columns, not a finding"
                          % question)
-    return {"question": question, "cell": cell, "at": at,
-            "evidence": evidence, "oversubscribed": bool(oversubscribed)}
+    declaration = {"question": question, "cell": cell, "at": at,
+                   "evidence": evidence,
+                   "oversubscribed": bool(oversubscribed)}
+    if contrast:  # absent otherwise: older result files read the same
+        declaration["contrast"] = contrast
+    return declaration
 
 
 def named_dimensions(declaration):

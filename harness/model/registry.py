@@ -85,10 +85,13 @@ class CaseSpec(object):
     combination that makes no sense, recorded as "n/a: <reason>".
     ``ops_per_loop`` and ``concurrency`` are an int, an axis name or a
     function of params; by default the driver's count (threads or
-    processes), else 1.  ``sizing``: pyperf options for the default run
-    of a case whose values are long or whose set-up is costly (e.g.
-    ``["-p", "2"]``); the quick profile and the user's own sizing options
-    take precedence.  ``before_fork(params)`` (optional): work that every
+    processes), else 1.  ``sizing``: pyperf options for a case whose
+    values are long or whose set-up is costly: under ``--design fixed``
+    its recipe (e.g. ``["-p", "2"]``), under the adaptive design only how
+    long its values are (``--loops``, ``--min-time``), since how many
+    processes and values it gets is the design's; the quick profile and
+    the user's own sizing options take precedence.
+    ``before_fork(params)`` (optional): work that every
     process of the benchmark would repeat and can inherit instead (e.g.
     calibrating a C work loop), run once in the benchmark program before
     it forks its loop calibration and workers; prepare() must not rely on

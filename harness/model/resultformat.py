@@ -38,7 +38,9 @@ one key per axis, e.g. ``threads`` (int), ``kind`` (str), ``cs_ns`` (int)
 Per run (pyperf worker) it adds ``cpu_utilisation`` (CPU seconds of the
 process, or process tree, over the timed window / wall seconds),
 ``foreign_cpu`` (the share of the usable CPUs other processes took while
-the values were measured, over all of them; Linux only), ``worker_start``
+the values were measured, over all of them, where they last long enough
+for the ticks to tell; Linux only) with the CPU seconds it is the share
+of, ``foreign_seconds`` over ``foreign_capacity``, ``worker_start``
 (``fork`` or ``fresh interpreter``), for a renewing fork
 ``worker_heap_objects`` (objects of random sizes and number it kept
 before loading the case) and ``worker_reimported`` (case modules it
@@ -60,9 +62,21 @@ Every benchmark also carries ``gilbench_run`` (stored once): a JSON object
 saying how the run was made -- its case ``modules`` (a path made
 absolute), ``params``, ``quick``, ``pin_threads``, ``fresh_workers``,
 ``timeout``, ``memory_limit``, ``pyperf_options`` and the measured
-``settings`` (environment) -- which ``gilbench extend`` repeats to
-append more worker processes.  A run it appended carries
-``gilbench_extended`` (int 1).
+``settings`` (environment), its ``design`` (``adaptive`` or ``fixed``)
+and told ``budget`` -- which ``gilbench extend`` repeats to append more
+worker processes.  A run it appended carries ``gilbench_extended`` (int
+1).
+
+What each benchmark's measurement cost (gilbench.model.design): every run
+of it carries ``gilbench_looks`` (int: its first look, and each round
+that added worker processes), ``gilbench_decision_looks`` (int: those
+looks at which an undecided finding kept it going; the report widens its
+interval for them), ``gilbench_seconds`` (float: the wall time of its
+benchmark programs, first look and rounds) and ``gilbench_stopped`` (why
+it stopped: ``narrow``, ``decided``, ``budget``, ``busy``, ``limit``,
+``failed`` or ``fixed``);
+a run a round added carries ``gilbench_round`` (int, from 1).  Files
+written before them lack them: one look, stopped ``fixed``.
 
 Every benchmark also carries how its interpreter was built
 (``gilbench.measure.buildinfo``; pyperf adds ``python_compiler`` and
@@ -117,6 +131,13 @@ PLANNED_CPUS_KEY = "gilbench_planned_cpus"
 MISNAMED_KEY = "python_misnamed"
 # A run added later by ``gilbench extend`` carries it (int 1).
 EXTENDED_KEY = "gilbench_extended"
+# What a benchmark's measurement cost, on each of its runs, and the round
+# that added a run (gilbench.model.design).
+LOOKS_KEY = "gilbench_looks"
+DECISION_LOOKS_KEY = "gilbench_decision_looks"
+SECONDS_KEY = "gilbench_seconds"
+STOPPED_KEY = "gilbench_stopped"
+ROUND_KEY = "gilbench_round"
 CASES_KEY = "cases"
 MEANS_KEY = "value_means"
 CASE_KEYS = (AXES_KEY, MEANS_KEY, "description")
@@ -126,6 +147,37 @@ DEFAULT_ORDER = 100  # a family that declares no ORDER
 # taken reads 0.5, and the ticks' rounding on an idle machine stays below
 # (docs/reading.rst, "A busy machine").
 BUSY_SHARE = 0.3
+# CPU seconds of windows below which a share is not told: each read of
+# /proc/stat is off by up to a tick (10 ms) per CPU.
+FOREIGN_MIN_CAPACITY = 0.2
+
+
+def foreign_share(pairs):
+    """Other processes' share of the CPUs over (CPU seconds they took,
+    CPU seconds there were) ``pairs``, or None when the latter add up
+    to too little for the ticks to tell."""
+    pairs = list(pairs)
+    capacity = sum(pair[1] for pair in pairs)
+    if capacity < FOREIGN_MIN_CAPACITY:
+        return None
+    return max(0.0, sum(pair[0] for pair in pairs) / capacity)
+
+
+def busiest_share(metadatas):
+    """The largest share of the CPUs other processes took while measured
+    runs (their ``metadatas``) ran: of one run (its ``foreign_cpu``), or
+    of all together where each is too short to tell alone; None where
+    not even together."""
+    metadatas = list(metadatas)
+    shares = [meta["foreign_cpu"] for meta in metadatas
+              if meta.get("foreign_cpu") is not None]
+    together = foreign_share((meta["foreign_seconds"],
+                              meta["foreign_capacity"])
+                             for meta in metadatas
+                             if "foreign_capacity" in meta)
+    if together is not None:
+        shares.append(together)
+    return max(shares) if shares else None
 # The drivers' count axes: what a reference point is given per.
 COUNT_AXES = ("threads", "processes")
 # What a file written before REFERENCE_KEY existed was read against: the

@@ -1,10 +1,33 @@
 """Why an import failed, in one line, when a source tree under the working
 directory stood in for an installed package: a project with its package
 at the repository root, run from that root, imports ``./pkg`` (whose
-compiled modules are not built there) instead of what pip installed."""
+compiled modules are not built there) instead of what pip installed; and
+when the project could not be built in this environment at all, the line
+``gilbench.runner.projectbuild`` left there (UNBUILT_NOTE) says why."""
+import io
 import os
 import re
 import sys
+
+# In the environment's prefix (a tox env's directory): the root of the
+# project that could not be built there, then why, a line each; written by
+# gilbench.runner.projectbuild.
+UNBUILT_NOTE = "gilbench-unbuilt.txt"
+
+
+def unbuilt_note_path():
+    return os.path.join(sys.prefix, UNBUILT_NOTE)
+
+
+def unbuilt():
+    """(the project's root, why it was not built in this environment), or
+    None."""
+    try:
+        with io.open(unbuilt_note_path(), encoding="utf-8") as stream:
+            lines = stream.read().splitlines()
+    except (IOError, OSError):
+        return None
+    return (lines[0], lines[1]) if len(lines) >= 2 else None
 
 
 def explained(exc, typed=True):
@@ -12,7 +35,9 @@ def explained(exc, typed=True):
     import that failed in a package imported from under the working
     directory, where that package came from and what to do."""
     text = "%s: %s" % (type(exc).__name__, exc) if typed else str(exc)
-    hint = _shadowed(exc) if isinstance(exc, ImportError) else None
+    hint = None
+    if isinstance(exc, ImportError):
+        hint = _unbuilt(exc) or _shadowed(exc)
     return "%s; %s" % (text, hint) if hint else text
 
 
@@ -35,15 +60,35 @@ def _shadowed(exc):
             "it in place" % (top, where))
 
 
+def _unbuilt(exc):
+    """Why the project was not built here, where the failed import is of
+    a package in that project's tree or found nowhere."""
+    note = unbuilt()
+    name = _failed_name(exc)
+    if note is None or not name:
+        return None
+    root, reason = note
+    directory = _found(name.split(".")[0], sys.path)
+    if directory is None or _under(directory, os.path.abspath(root)):
+        return reason
+    return None
+
+
+def _failed_name(exc):
+    """The dotted name of the module that failed to import, or None."""
+    name = getattr(exc, "name", None)  # 3.3+; 2.7 names only the last part
+    if name is None:
+        said = re.search(r"No module named '?([\w.]+)", str(exc))
+        name = said and said.group(1)
+    return name or None
+
+
 def _failed_package(exc, cwd):
     """(the top-level package in which the import failed, the directory
     it is imported from) where that is under ``cwd``; else None.  A
     failed import has removed the package from sys.modules: where the
     import system finds it is where it came from."""
-    name = getattr(exc, "name", None)  # 3.3+; 2.7 names only the last part
-    if name is None:
-        said = re.search(r"No module named '?([\w.]+)", str(exc))
-        name = said and said.group(1)
+    name = _failed_name(exc)
     if not name or "." not in name:
         return None
     top = name.split(".")[0]

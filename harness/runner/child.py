@@ -22,43 +22,20 @@ import time
 
 from gilbench.measure import forking, lifelines, program
 from gilbench.model import registry
-from gilbench.runner import runoptions
 from gilbench.signals import signal_name
 
-# ``--quick`` sizing, unless pyperf sizing options are given: one process
-# fewer, two values of >= 20 ms.  The quick profile is for a first look and
-# CI, not for publishing.
-QUICK_PYPERF = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.02"]
-_SIZED = ("-p", "--processes", "-n", "--values", "-w", "--warmups",
-          "--min-time", "-l", "--loops")  # each takes a value
-_SIZING = _SIZED + ("--fast", "--rigorous")
 
-
-def sizing_options(args, pyperf_options, spec=None):
-    """pyperf sizing: the user's, else the quick profile's, else what the
-    case asks for (``CaseSpec(sizing=...)``), else the harness defaults."""
-    sized = any(option.split("=")[0] in _SIZING for option in pyperf_options)
-    if sized:
-        return []
-    if args.quick:
-        return list(QUICK_PYPERF)
-    return list(spec.sizing) if spec is not None else []
-
-
-def without_sizing(pyperf_options):
-    """``pyperf_options`` less every sizing option and its value."""
-    return runoptions.without(pyperf_options, _SIZED, _SIZING)
-
-
-def command(bench, args, pyperf_options, output, status):
+def command(bench, sizing, args, pyperf_options, output, status):
     """The benchmark program's arguments (after ``python -m gilbench
-    bench``)."""
+    bench``): ``sizing`` (a gilbench.model.design.Sizing) and pyperf's
+    other options."""
     cmd = ["--output", output]
     program.add_harness_options(cmd, argparse.Namespace(
         bench_case=bench.spec.base_name,
         bench_params=registry.encode_params(bench.params), status=status,
         module=[bench.spec.module_name], pin_threads=args.pin_threads,
-        fresh_workers=args.fresh_workers))
+        fresh_workers=args.fresh_workers,
+        scaled_calibration=sizing.scaled and sizing.loops is None))
     # pyperf gives its workers a filtered environment; GILBENCH_* settings
     # (e.g. GILBENCH_START_METHOD, timeit's statement) must reach them,
     # beside what the user's --inherit-environ names.
@@ -71,13 +48,7 @@ def command(bench, args, pyperf_options, output, status):
     # report flags noisy cells instead.  -v/--verbose brings them back.
     if not any(o in ("-v", "--verbose") for o in pyperf_options):
         cmd.append("--quiet")
-    options = sizing_options(args, pyperf_options, bench.spec) + list(
-        pyperf_options)
-    loops = getattr(args, "calibrated", {}).get(bench.name)
-    if loops and not any(o.split("=")[0] in ("-l", "--loops")
-                         for o in options):
-        options += ["--loops", str(loops)]
-    return cmd + options
+    return cmd + sizing.options + list(pyperf_options)
 
 
 def _without_inherit_environ(options):
@@ -230,17 +201,17 @@ def _status_reason(path):
         return None
 
 
-def run_one(bench, args, pyperf_options, journal, index, echo=True,
+def run_one(bench, sizing, args, pyperf_options, journal, index, echo=True,
             attempt=""):
-    """Run benchmark ``index``'s pyperf program into the journal's work
-    files (their names start with ``attempt``: a second measurement
-    keeps the first's); return its failure reason, or None when it has
-    values."""
+    """Run benchmark ``index``'s pyperf program, sized by ``sizing``, into
+    the journal's work files (their names start with ``attempt``: a
+    later measurement keeps the earlier's); return its failure reason, or
+    None when it has values."""
     output = journal.work_file(index, attempt + "pyperf.json")
     stderr_path = journal.work_file(index, attempt + "stderr")
     status = journal.work_file(index, attempt + "status")
     # stdout too: pyperf's workers say what went wrong ("ERROR: ...") there.
-    argv = command(bench, args, pyperf_options, output, status)
+    argv = command(bench, sizing, args, pyperf_options, output, status)
     code = call([sys.executable] + program.PROGRAM_ARGS + argv, args.timeout,
                 args.memory_limit, stderr_path,
                 in_process=lambda: program.main(argv))

@@ -18,7 +18,7 @@ from gilbench.errors import (
 from gilbench.runner import runoptions
 
 COMMANDS = ("run", "timeit", "list", "report", "compare", "refine",
-            "extend", "init")
+            "extend", "judge", "init")
 USAGE = """usage: gilbench COMMAND [options]
 
 commands:
@@ -30,10 +30,13 @@ commands:
           (Python >= 3.9)
   compare changes between two sets of result JSON, and whether they are
           significant (Python >= 3.9)
-  refine  spend a time budget on more worker processes for the findings
-          result files leave undecided (Python >= 3.9)
-  extend  measure more worker processes of some benchmarks of a result
-          file and append them to it (what refine calls)
+  refine  more time for earlier runs: their rounds go on where an answer
+          still needs more worker processes, within a budget
+          (Python >= 3.9)
+  extend  measure more worker processes of a result file's benchmarks and
+          append them to it (what refine calls)
+  judge   which benchmarks the undecided findings of result files need,
+          as JSON (what a run's rounds ask; Python >= 3.9)
   init    write a case module for your extension project, and with --tox
           a tox file with an env per interpreter found here
 
@@ -165,6 +168,13 @@ def cmd_refine(argv):
     return _report_side("refine", run)
 
 
+def cmd_judge(argv):
+    def run():
+        from gilbench.report.commands import judge
+        return judge.main(argv)
+    return _report_side("judge", run)
+
+
 def cmd_extend(argv):
     from gilbench.runner import extend
     return extend.main(argv)
@@ -187,7 +197,8 @@ def main(argv=None):
         return 0 if argv else 2
     handlers = {"run": cmd_run, "timeit": cmd_timeit, "list": cmd_list,
                 "report": cmd_report, "compare": cmd_compare,
-                "refine": cmd_refine, "extend": cmd_extend, "init": cmd_init,
+                "refine": cmd_refine, "extend": cmd_extend,
+                "judge": cmd_judge, "init": cmd_init,
                 "bench": cmd_bench}
     handler = handlers.get(argv[0])
     try:

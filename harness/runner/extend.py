@@ -1,14 +1,20 @@
-"""``gilbench extend FILE NAME...``: more worker processes for some
+"""``gilbench extend FILE [NAME...]``: more worker processes for the
 benchmarks of a result file, appended to their runs.
+
+With ``--budget SECONDS`` it goes on with the run's rounds
+(gilbench.runner.rounds) on the file: more time for an earlier run,
+where an answer still needs it -- a benchmark wider than its target
+between its processes, or one an undecided finding reads (the judge:
+``--judge PYTHON``, else as a run finds one).  ``gilbench refine`` calls
+it so for every file it refines.  With benchmark names instead, each of
+them gets ``--processes`` more, once.
 
 The new processes are measured as the file's were: by this interpreter
 on this machine (refused otherwise), with the file's case modules,
 selection and harness options (its RUN_KEY), each benchmark with its
-own loop count and its processes' number of values and warmups, so
-pyperf reads the old and new runs as one benchmark.  ``gilbench refine``
-calls it for the benchmarks an undecided finding reads; a user may too.
-The file is replaced whole once every new process has finished; a
-benchmark whose new processes fail keeps its runs as they were.
+own loop count and warmups, so pyperf reads the old and new runs as one
+benchmark.  The file is replaced whole after every round; a benchmark
+whose new processes fail keeps its runs as they were.
 """
 from __future__ import print_function
 
@@ -18,11 +24,14 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 
 from gilbench.errors import OneLineErrorParser, UsageError
+from gilbench.model import design as designs
 from gilbench.model import registry
 from gilbench.model.resultformat import RUN_KEY
-from gilbench.runner import child, earlier_result, journal, results
+from gilbench.runner import earlier_result, journal, judging, results, rounds
+from gilbench.runner.stores import ResultStore
 
 NEEDED = ("modules", "quick", "timeout", "memory_limit", "pyperf_options")
 
@@ -30,46 +39,96 @@ NEEDED = ("modules", "quick", "timeout", "memory_limit", "pyperf_options")
 def parser():
     made = OneLineErrorParser(
         prog="gilbench extend",
-        description="Measure more worker processes of some benchmarks of a "
+        description="Measure more worker processes of the benchmarks of a "
         "result file, the way the file's run measured them, and append "
-        "their runs to it.")
+        "their runs to it: within --budget where an answer still needs "
+        "them, or --processes more for each benchmark named.")
     made.add_argument("result", metavar="FILE", help="a gilbench result "
                       "file made by this interpreter on this machine")
-    made.add_argument("names", metavar="NAME", nargs="+",
+    made.add_argument("names", metavar="NAME", nargs="*",
                       help="benchmark names, as the file spells them")
     made.add_argument("--processes", type=int, default=2, metavar="K",
-                      help="worker processes to add to each (default: "
-                      "%(default)s)")
+                      help="worker processes to add to each benchmark named "
+                      "(default: %(default)s)")
+    made.add_argument("--budget", type=float, metavar="SECONDS",
+                      help="rounds where an answer still needs more, within "
+                      "this many seconds (instead of names)")
+    made.add_argument("--judge", metavar="PYTHON",
+                      help="the Python >= 3.9 with gilbench's report side "
+                      "that judges the findings between rounds (default: "
+                      "%s, else this one if it can)" % judging.ENVIRONMENT)
     made.add_argument("-q", "--quiet", action="store_true",
-                      help="say nothing but failures")
+                      help="say nothing but failures and the summary")
     return made
 
 
-def main(argv):
-    args = parser().parse_args(argv)
+def _checked(args):
     if args.processes < 1:
         raise UsageError("--processes must be at least 1")
+    if args.budget is not None and not args.budget > 0:
+        raise UsageError("--budget must be a positive number of seconds")
+    if bool(args.names) == (args.budget is not None):
+        raise UsageError("name benchmarks (with --processes) or give "
+                         "--budget, one of the two")
+    return args
+
+
+def main(argv):
+    args = _checked(parser().parse_args(argv))
     suite = earlier_result.load_result(args.result, "extend")
     made = _how_made(suite, args.result)
-    measured = _measured_runs(suite, args.names, args.result)
-    benchmarks = _benchmarks(made, args.names)
+    names = args.names or _measured_names(suite)
+    if args.names:
+        _check_measured(suite, args.names, args.result)
+    benchmarks = _benchmarks(made, names, strict=bool(args.names))
     work = tempfile.mkdtemp(prefix="extend.", dir=os.path.dirname(
         os.path.abspath(args.result)))
     try:
         with journal.OutputLock(args.result):
-            added, failed = _measure(benchmarks, measured, made, args,
-                                     _WorkFiles(work))
-            if added:
-                results.appended(args.result, added)
+            store = ResultStore(benchmarks, _options(made),
+                                designs.split_options(
+                                    made["pyperf_options"])[1],
+                                results.Runs(args.result), work)
+            if args.names:
+                return _named(store, args)
+            return _rounds(store, made, args)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _named(store, args):
+    """``--processes`` more for each benchmark named, as one round."""
+    number = store.rounds_done() + 1
+    failed = []
+    for index, runs in sorted(store.measured().items()):
+        new, why = store.measure(index, args.processes, len(runs[0].values),
+                                 "r%d." % number)
+        if why is None:
+            store.add(index, number, decided_by=False)
+        else:
+            failed.append((store.benchmarks[index].name, why))
+    store.round_done(number)
     for name, reason in failed:
         print("gilbench extend: %s: %s" % (name, reason), file=sys.stderr)
     if not args.quiet:
         print("gilbench extend: %d of %d benchmarks of %s got %d more "
-              "worker processes" % (len(added), len(args.names),
-                                    args.result, args.processes))
+              "worker processes" % (len(store.benchmarks) - len(failed),
+                                    len(store.benchmarks), args.result,
+                                    args.processes))
     return 1 if failed else 0
+
+
+def _rounds(store, made, args):
+    started = time.time()
+    python = args.judge or judging.judge_python()
+    design = designs.Design(designs.ADAPTIVE, quick=made["quick"])
+    say = None if args.quiet else (
+        lambda line: print("gilbench extend: " + line))
+    outcome = rounds.spend(store, design, started + args.budget,
+                           judging.Judge(python) if python else None, say)
+    for line in outcome.lines(args.budget, time.time() - started):
+        print("gilbench extend: " + line)
+    return 0
 
 
 def _how_made(suite, path):
@@ -89,24 +148,23 @@ def _how_made(suite, path):
     return made
 
 
-def _measured_runs(suite, names, path):
-    """{name: its runs with values}; a name the file lacks, or has
-    without values, is refused."""
-    found = dict((bench.get_name(), bench) for bench in
-                 suite.get_benchmarks())
-    runs = {}
+def _measured_names(suite):
+    return [bench.get_name() for bench in suite.get_benchmarks()
+            if any(run.values for run in bench.get_runs())]
+
+
+def _check_measured(suite, names, path):
+    """Refuse, in one line, a name the file lacks or has without values."""
+    measured = set(_measured_names(suite))
     for name in names:
-        bench = found.get(name)
-        measured = [run for run in bench.get_runs() if run.values] \
-            if bench is not None else []
-        if not measured:
+        if name not in measured:
             raise UsageError("%s has no measured benchmark %r" % (path, name))
-        runs[name] = measured
-    return runs
 
 
-def _benchmarks(made, names):
-    """The registry's benchmarks of ``names``, loaded as the run did."""
+def _benchmarks(made, names, strict):
+    """The registry's benchmarks of ``names``, loaded as the run did; a
+    name its case modules no longer declare is refused (``strict``) or
+    left as it is."""
     for name, value in (made.get("settings") or {}).items():
         os.environ[name] = value  # the statement timeit hands over, ...
     selection = registry.Selection(quick=made["quick"],
@@ -114,47 +172,16 @@ def _benchmarks(made, names):
     loaded = registry.load(made["modules"], selection)
     by_name = dict((bench.name, bench) for bench in loaded)
     unknown = [name for name in names if name not in by_name]
-    if unknown:
+    if unknown and strict:
         raise UsageError("the file's case modules no longer declare %s"
                          % ", ".join(unknown))
-    return [by_name[name] for name in names]
+    return [by_name[name] for name in names if name in by_name]
 
 
-def sizing(runs, processes):
-    """pyperf options repeating ``runs``' loops, values and warmups per
-    process, for ``processes`` more of them."""
-    first = runs[0]
-    return ["-p", str(processes), "-n", str(len(first.values)),
-            "-w", str(len(first.warmups or ())),
-            "--loops", str(first.get_metadata()["loops"])]
-
-
-def _measure(benchmarks, measured, made, args, book):
-    """({name: pyperf file of its new runs}, [(name, reason)])."""
-    options = argparse.Namespace(
+def _options(made):
+    """How the file's run started each benchmark's program."""
+    return argparse.Namespace(
         quick=made["quick"], pin_threads=made.get("pin_threads", False),
         fresh_workers=made.get("fresh_workers", False),
         timeout=made["timeout"], memory_limit=made["memory_limit"],
         calibrated={})
-    kept = child.without_sizing(made["pyperf_options"])
-    added, failed = {}, []
-    for index, bench in enumerate(benchmarks):
-        pyperf_options = sizing(measured[bench.name], args.processes) + kept
-        reason = child.run_one(bench, options, pyperf_options, book, index,
-                               echo=False)
-        if reason is None:
-            added[bench.name] = book.work_file(index, "pyperf.json")
-        else:
-            failed.append((bench.name, reason))
-    return added, failed
-
-
-class _WorkFiles(object):
-    """Where run_one writes one benchmark's files (a journal's
-    work_file, without the journal)."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def work_file(self, index, suffix):
-        return os.path.join(self.path, "%04d.%s" % (index, suffix))

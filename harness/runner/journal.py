@@ -13,9 +13,15 @@
     (pyperf refuses an output file that exists);
 ``NNNN.entry.json``
     the commit of benchmark NNNN: its name and either its failure reason or
-    its pyperf file.  It is written to a temporary name, fsync'd and
+    its pyperf file, and its state in the design's rounds (looks, decision
+    looks, seconds).  It is written to a temporary name, fsync'd and
     renamed (then the directory fsync'd), after the pyperf file was
-    fsync'd: a crash leaves the whole entry or none.
+    fsync'd: a crash leaves the whole entry or none.  A round commits the
+    benchmark again, with one pyperf file of all its runs;
+``progress.json``
+    how far the run got: the seconds it had spent and the rounds it had
+    finished (what ``--resume`` goes on from), and at the end why each
+    benchmark's measurement stopped.
 
 Work files without an entry belong to a benchmark that did not finish;
 resume deletes them and runs it again.  When the run completes, the output
@@ -165,14 +171,21 @@ class Journal(object):
                 except OSError:  # a dying writer's file, already gone
                     pass
 
-    def commit(self, index, name, reason, attempt=""):
+    def commit(self, index, name, reason, attempt="", state=None,
+               pyperf=None):
         """Record benchmark ``index`` as done: measured (its pyperf file,
-        of ``attempt``, is in place) when ``reason`` is None, else missing
-        for ``reason``.  Committing again replaces the entry whole."""
+        of ``attempt``, is in place; or ``pyperf``, the name of one
+        committed before) when ``reason`` is None, else missing for
+        ``reason``; ``state``: its looks and seconds in the design's
+        rounds.  Committing again replaces the entry whole."""
         entry = {"name": name, "reason": reason, "pyperf": None}
+        if state:
+            entry["state"] = state
         try:
             if reason is None:
-                pyperf_file = self.work_file(index, attempt + "pyperf.json")
+                pyperf_file = (os.path.join(self.path, pyperf) if pyperf
+                               else self.work_file(index,
+                                                   attempt + "pyperf.json"))
                 _fsync_file(pyperf_file)
                 entry["pyperf"] = os.path.basename(pyperf_file)
             write_durably(self._entry_file(index),
@@ -185,6 +198,27 @@ class Journal(object):
 
     def pyperf_path(self, entry):
         return os.path.join(self.path, entry["pyperf"])
+
+    def _progress_file(self):
+        return os.path.join(self.path, "progress.json")
+
+    def progress(self):
+        """What save_progress kept ({} before the first)."""
+        try:
+            with open(self._progress_file()) as stream:
+                return json.load(stream)
+        except (IOError, OSError, ValueError):
+            return {}
+
+    def save_progress(self, durable=True, **told):
+        """Keep ``told`` (seconds spent, rounds finished, stops) with what
+        was kept before; not ``durable``: the seconds spent, which a crash
+        may leave a benchmark behind."""
+        kept = self.progress()
+        kept.update(told)
+        with atomicfile.replacing(self._progress_file(),
+                                  durable=durable) as stream:
+            stream.write(json.dumps(kept, sort_keys=True))
 
     def remove(self):
         """Delete the journal, atomically as seen from its path (see the

@@ -10,7 +10,7 @@ estimated seconds, and the total (gilbench.runner.plan).
 """
 import json
 
-from gilbench.model import registry, resultformat
+from gilbench.model import design, registry, resultformat
 from gilbench.runner import plan
 from gilbench.runner.run import availability
 
@@ -65,7 +65,8 @@ def format_cases(args):
     plan (gilbench.runner.plan)."""
     benchmarks = _selected(args)
     entries = _case_entries(benchmarks)
-    made = plan.make(benchmarks, availability(benchmarks), args, [])
+    made = plan.make(benchmarks, availability(benchmarks),
+                     design.Design(quick=args.quick))
     if args.json:
         return [json.dumps({resultformat.FORMAT_KEY:
                             resultformat.FORMAT_VERSION, "cases": entries,

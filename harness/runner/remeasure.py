@@ -10,9 +10,11 @@ nothing.
 from __future__ import print_function
 
 import sys
+import time
 
 import pyperf
 
+from gilbench.model import resultformat
 from gilbench.model.resultformat import BUSY_SHARE
 from gilbench.runner import child
 
@@ -20,12 +22,14 @@ AGAIN = "again."  # the second measurement's work files
 
 
 def busiest_share(path):
-    """The largest ``foreign_cpu`` among a pyperf file's measured runs, or
-    None where none could tell one (values too short for the ticks)."""
+    """share_of the measured runs of a pyperf file."""
     bench = pyperf.Benchmark.load(path)
-    shares = [run.get_metadata()["foreign_cpu"] for run in bench.get_runs()
-              if run.values and "foreign_cpu" in run.get_metadata()]
-    return max(shares) if shares else None
+    return share_of([run for run in bench.get_runs() if run.values])
+
+
+def share_of(runs):
+    """resultformat.busiest_share of pyperf ``runs``."""
+    return resultformat.busiest_share(run.get_metadata() for run in runs)
 
 
 def busy_entries(book, done):
@@ -39,9 +43,10 @@ def busy_entries(book, done):
     return found
 
 
-def remeasure(benchmarks, args, pyperf_options, book, done):
-    """Measure each busy benchmark of ``done`` once more; commit the
-    second measurement where it has values and was quieter."""
+def remeasure(benchmarks, design, args, pyperf_options, book, done):
+    """Measure each busy benchmark of ``done`` once more, as the
+    ``design`` first measures it; commit the second measurement where it
+    has values and was quieter."""
     busy = busy_entries(book, done)
     if busy and not args.quiet:
         print("gilbench: measuring %d benchmark(s) again: other processes "
@@ -49,12 +54,16 @@ def remeasure(benchmarks, args, pyperf_options, book, done):
               file=sys.stderr)
     for index in sorted(busy):
         bench = benchmarks[index]
-        reason = child.run_one(bench, args, pyperf_options, book, index,
-                               echo=not args.quiet, attempt=AGAIN)
-        if reason is not None:
-            continue
+        sizing = design.first(bench, args.calibrated.get(bench.name))
+        began = time.time()
+        reason = child.run_one(bench, sizing, args, pyperf_options, book,
+                               index, echo=not args.quiet, attempt=AGAIN)
+        state = dict(done[index].get("state") or {})
+        state["seconds"] = state.get("seconds", 0.0) + time.time() - began
         # A measurement whose share is unknown is not known to be quieter.
-        share = busiest_share(book.work_file(index, AGAIN + "pyperf.json"))
-        if share is not None and share < busy[index]:
-            done[index] = book.commit(index, bench.name, None,
-                                      attempt=AGAIN)
+        share = None if reason is not None else busiest_share(
+            book.work_file(index, AGAIN + "pyperf.json"))
+        quieter = share is not None and share < busy[index]
+        done[index] = book.commit(
+            index, bench.name, None, attempt=AGAIN if quieter else "",
+            state=state, pyperf=None if quieter else done[index]["pyperf"])

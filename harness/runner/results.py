@@ -26,14 +26,18 @@ from gilbench.model.resultformat import (
     BUILD_KEYS,
     CASE_KEYS,
     CASES_KEY,
+    DECISION_LOOKS_KEY,
     DECLARATION_KEYS,
     DECLARATIONS_KEY,
     EXTENDED_KEY,
+    LOOKS_KEY,
     MEANS_KEY,
     MISNAMED_KEY,
     MISSING_KEY,
     PLANNED_CPUS_KEY,
     RUN_KEY,
+    SECONDS_KEY,
+    STOPPED_KEY,
     case_id,
 )
 
@@ -63,20 +67,38 @@ def missing_entry(bench, reason):
             "metadata": bench.metadata()}
 
 
+def cost_metadata(state, stopped=None):
+    """The run metadata saying what a benchmark's measurement cost: its
+    looks and decision looks (``state``), and why it stopped."""
+    state = state or {}
+    found = {LOOKS_KEY: state.get("looks", 1),
+             DECISION_LOOKS_KEY: state.get("decision_looks", 1)}
+    if "seconds" in state:
+        found[SECONDS_KEY] = round(state["seconds"], 3)
+    if stopped:
+        found[STOPPED_KEY] = stopped
+    return found
+
+
 def merge_journal(benchmarks, book, entries, output):
     """Write ``output`` from the journal's committed ``entries`` ({index:
-    entry}), in registry order; return (benchmarks with values, missing
-    entries)."""
-    files, missing = [], []
+    entry}), in registry order, each benchmark with what it cost; return
+    (benchmarks with values, missing entries)."""
+    files, missing, costs = [], [], {}
+    stops = book.progress().get("stops", {})
     for index, bench in enumerate(benchmarks):
         entry = entries.get(index)
         if entry is None:
             continue
         if entry["reason"] is None:
-            files.append(book.pyperf_path(entry))
+            path = book.pyperf_path(entry)
+            files.append(path)
+            costs[path] = cost_metadata(entry.get("state"),
+                                        stops.get(str(index)))
         else:
             missing.append(missing_entry(bench, entry["reason"]))
-    return merge(files, missing, output, how_run(book.header)), missing
+    return merge(files, missing, output, how_run(book.header),
+                 costs), missing
 
 
 def how_run(header):
@@ -93,7 +115,7 @@ def how_run(header):
 # The journal header's keys that decide how a benchmark is measured.
 RUN_SETTINGS = ("modules", "params", "quick", "pin_threads", "timeout",
                 "fresh_workers", "memory_limit", "pyperf_options",
-                "settings")
+                "settings", "design", "budget")
 
 
 class _Hoister(object):
@@ -146,16 +168,21 @@ def declared_once(benchmarks, missing):
     return [_rebuilt(runs, common) for runs in stripped], entries
 
 
-def merge(bench_files, missing, output, made=None):
+def merge(bench_files, missing, output, made=None, costs=None):
     """Write one suite from ``bench_files`` plus the ``missing`` entries,
-    and ``made`` (how_run's text) as RUN_KEY; return how many benchmarks
-    have values.
+    and ``made`` (how_run's text) as RUN_KEY; ``costs``: {path: run
+    metadata} for the benchmarks of some files (cost_metadata); return
+    how many benchmarks have values.
 
     Returns 0, and leaves ``output`` untouched, when there is nothing.
     """
     benchmarks = []
     for path in bench_files:
-        benchmarks.extend(pyperf.BenchmarkSuite.load(path).get_benchmarks())
+        found = pyperf.BenchmarkSuite.load(path).get_benchmarks()
+        for bench in found:
+            if costs and path in costs:
+                bench.update_metadata(costs[path])
+        benchmarks.extend(found)
     if not benchmarks:
         return 0
     benchmarks, missing = declared_once(benchmarks, missing)
@@ -184,27 +211,59 @@ def _write(suite, output, kept):
             output, exc.strerror or exc, kept))
 
 
+class Runs(object):
+    """A result file's runs, to add to and write back whole: each
+    benchmark's (run, metadata) pairs, and the keys the file stores once
+    (declarations, missing entries, how it was run)."""
+
+    def __init__(self, output):
+        self.output = output
+        suite = pyperf.BenchmarkSuite.load(output)
+        self.shared = _shared(suite)
+        self.order = [bench.get_name() for bench in suite.get_benchmarks()]
+        self.runs = dict(
+            (bench.get_name(), [(run, run.get_metadata())
+                                for run in bench.get_runs()])
+            for bench in suite.get_benchmarks())
+        self._hoister = _Hoister()
+
+    def measured(self, name):
+        """The runs with values of benchmark ``name``, each with its
+        metadata as it will be written."""
+        return [pyperf.Run(run.values, warmups=run.warmups,
+                           metadata=metadata, collect_metadata=False)
+                for run, metadata in self.runs.get(name, ()) if run.values]
+
+    def add(self, name, path, extra):
+        """Append the runs of the pyperf file at ``path`` to ``name``'s,
+        each with ``extra`` metadata besides its own (less what the file
+        stores once)."""
+        for new in pyperf.BenchmarkSuite.load(path).get_benchmarks():
+            self.runs[name] += [
+                (run, dict(self._hoister.strip(run.get_metadata(), True),
+                           **extra)) for run in new.get_runs()]
+
+    def update(self, name, extra):
+        """Every run of ``name`` with ``extra`` metadata."""
+        self.runs[name] = [(run, dict(metadata, **extra))
+                           for run, metadata in self.runs[name]]
+
+    def write(self, kept="the file is as it was before"):
+        rebuilt = [_rebuilt(self.runs[name], self.shared)
+                   for name in self.order]
+        _write(pyperf.BenchmarkSuite(rebuilt), self.output, kept)
+
+
 def appended(output, added):
     """Rewrite ``output`` with the runs of ``added`` ({benchmark name:
     pyperf file of that benchmark's new worker processes}) after its
     own; the new runs take the file's shared metadata (declarations,
     missing entries, how it was run), so pyperf still stores it once,
     and EXTENDED_KEY."""
-    suite = pyperf.BenchmarkSuite.load(output)
-    shared = _shared(suite)
-    hoister = _Hoister()
-    rebuilt = []
-    for bench in suite.get_benchmarks():
-        path = added.get(bench.get_name())
-        runs = [(run, run.get_metadata()) for run in bench.get_runs()]
-        if path is not None:
-            for new in pyperf.BenchmarkSuite.load(path).get_benchmarks():
-                runs += [(run, dict(hoister.strip(run.get_metadata(), True),
-                                    **{EXTENDED_KEY: 1}))
-                         for run in new.get_runs()]
-        rebuilt.append(_rebuilt(runs, shared))
-    _write(pyperf.BenchmarkSuite(rebuilt), output,
-           "the file is as it was before")
+    runs = Runs(output)
+    for name, path in added.items():
+        runs.add(name, path, {EXTENDED_KEY: 1})
+    runs.write()
 
 
 def _shared(suite):

@@ -16,16 +16,20 @@ import sys
 import time
 
 from gilbench.measure import gilguard, lifelines, program
+from gilbench.model import design as designs
 from gilbench.model import envnames, registry, timeitspec
 from gilbench.model.registry import Unavailable
 from gilbench.runner import (
     child,
     earlier_result,
     journal,
+    judging,
     plan,
     progress,
     remeasure,
     results,
+    rounds,
+    stores,
     timing,
 )
 
@@ -69,9 +73,9 @@ def _check(bench):
     return None
 
 
-def _header(args, pyperf_options, benchmarks):
+def _header(args, pyperf_options, benchmarks, design):
     """What a resumed run must share with the interrupted one."""
-    header = {
+    header = dict(design.describe(), **{
         "interpreter": [sys.executable, sys.version,
                         gilguard.free_threaded_build()],
         "modules": args.module or [], "cases": args.case or [],
@@ -81,7 +85,7 @@ def _header(args, pyperf_options, benchmarks):
         "memory_limit": args.memory_limit,
         "pyperf_options": list(pyperf_options),
         "benchmarks": [bench.name for bench in benchmarks],
-    }
+    })
     settings = dict((name, os.environ[name]) for name in MEASURED_SETTINGS
                     if name in os.environ)
     if settings:
@@ -94,9 +98,10 @@ def run(args, pyperf_options):
     selection = registry.Selection(quick=args.quick, params=args.params)
     benchmarks = registry.load(args.module, selection, args.case)
     program.check_pyperf_options(pyperf_options)
+    design, others = designs.from_args(args, pyperf_options)
     if getattr(args, "dry_run", False):
         for line in plan.lines(plan.make(benchmarks, availability(benchmarks),
-                                         args, pyperf_options)):
+                                         design)):
             print(line)
         return 0
     args.calibrated = {}
@@ -109,22 +114,50 @@ def run(args, pyperf_options):
     misnamed = envnames.misnamed(output)
     if misnamed:  # recorded in the file too (results.merge)
         print("gilbench: warning: " + misnamed, file=sys.stderr)
-    book = journal.Journal(output, _header(args, pyperf_options, benchmarks))
+    book = journal.Journal(output, _header(args, pyperf_options, benchmarks,
+                                           design))
     with journal.OutputLock(output):
-        return _run_owned(benchmarks, args, pyperf_options, book, started)
+        return _run_owned(benchmarks, design, args, others, book, started)
 
 
-def _run_owned(benchmarks, args, pyperf_options, book, started):
+class _Clock(object):
+    """The run's seconds, counting those an interrupted run had spent
+    (its journal's progress): what the budget is spent against."""
+
+    def __init__(self, book, started):
+        self.book = book
+        self.started = started
+        self.before = 0.0
+
+    def resume(self):
+        self.before = self.book.progress().get("elapsed", 0.0)
+
+    def spent(self):
+        return self.before + time.time() - self.started
+
+    def note(self):
+        self.book.save_progress(durable=False, elapsed=self.spent())
+
+
+def _run_owned(benchmarks, design, args, pyperf_options, book, started):
     """The run proper, once it owns its output and journal."""
     output = book.output
     if args.restart:
         book.remove()
     done = book.start(args.resume)
+    clock = _Clock(book, started)
+    if args.resume:
+        clock.resume()
     lifelines.become_subreaper()
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        _run_all(benchmarks, args, pyperf_options, book, done)
-        remeasure.remeasure(benchmarks, args, pyperf_options, book, done)
+        _run_all(benchmarks, design, args, pyperf_options, book, done, clock)
+        if not book.progress().get("remeasured"):
+            remeasure.remeasure(benchmarks, design, args, pyperf_options,
+                                book, done)
+            book.save_progress(remeasured=True)
+        outcome = _rounds(benchmarks, design, args, pyperf_options, book,
+                          done, clock)
     except (KeyboardInterrupt, Terminated) as exc:
         code = 143 if isinstance(exc, Terminated) else 130
         return _interrupted(benchmarks, book, output, code)
@@ -134,11 +167,34 @@ def _run_owned(benchmarks, args, pyperf_options, book, started):
     book.remove()
     code = _summarise(written, missing, len(benchmarks), output)
     if written:
+        for line in outcome or ():
+            print("gilbench: " + line)
         print(timing.summary(output, time.time() - started))
     return code
 
 
-def _run_all(benchmarks, args, pyperf_options, book, done):
+def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
+    """The design's rounds after the first measurements; what they did,
+    as lines for the summary (None for the fixed design)."""
+    store = stores.JournalStore(benchmarks, args, pyperf_options, book, done)
+    if not design.adaptive:
+        store.finish(dict((index, designs.RECIPE)
+                          for index in store.measured()))
+        return None
+    skipped = availability(benchmarks)
+    budget = design.budget([bench for bench in benchmarks
+                            if bench.name not in skipped])
+    python = judging.judge_python()
+    say = None if args.quiet else (
+        lambda line: print("gilbench: " + line, file=sys.stderr))
+    outcome = rounds.spend(
+        store, design,
+        time.time() + budget - clock.spent() - designs.END_RESERVE,
+        judging.Judge(python) if python else None, say)
+    return outcome.lines(budget, clock.spent())
+
+
+def _run_all(benchmarks, design, args, pyperf_options, book, done, clock):
     """Run what ``done`` (the journal's entries, updated in place) lacks."""
     skipped = availability(benchmarks)
     to_run = len([i for i, b in enumerate(benchmarks)
@@ -150,12 +206,17 @@ def _run_all(benchmarks, args, pyperf_options, book, done):
         book.forget_unfinished(index)
         shown.start(index, bench.name, to_run)
         reason = skipped.get(bench.name)
+        state = None
         if not reason:
-            reason = child.run_one(bench, args, pyperf_options, book, index,
-                                   echo=not args.quiet)
+            sizing = design.first(bench, args.calibrated.get(bench.name))
+            began = time.time()
+            reason = child.run_one(bench, sizing, args, pyperf_options, book,
+                                   index, echo=not args.quiet)
+            state = {"seconds": time.time() - began}
             to_run -= 1
         shown.finish(ran=bench.name not in skipped)
-        done[index] = book.commit(index, bench.name, reason)
+        done[index] = book.commit(index, bench.name, reason, state=state)
+        clock.note()
         if reason and not args.quiet:
             print("%s: %s" % (bench.name, reason))
 

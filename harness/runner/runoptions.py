@@ -4,6 +4,7 @@ per-benchmark limits, the journal, and how much is said while running.
 One parser builder and one check, so the two commands cannot drift apart.
 """
 from gilbench.errors import UsageError
+from gilbench.model.design import ADAPTIVE, DESIGNS, FIXED
 
 
 def without(argv, valued, flags=()):
@@ -29,6 +30,15 @@ def default_memory_limit():
 
 def add_run_options(parser, output_help):
     parser.add_argument("-o", "--output", metavar="FILE", help=output_help)
+    parser.add_argument("--design", choices=DESIGNS, default=ADAPTIVE,
+                        help="adaptive: a first look at every benchmark, "
+                        "then more worker processes where an answer needs "
+                        "them, within --budget; fixed: every benchmark "
+                        "the same recipe (default: %(default)s)")
+    parser.add_argument("--budget", type=float, metavar="SECONDS",
+                        help="the adaptive run's time in all (default: "
+                        "half the fixed recipe's estimate; run --dry-run "
+                        "prints it)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         default=600.0,
                         help="kill a benchmark that runs longer "
@@ -74,6 +84,11 @@ def check_run_options(args):
     where the user left it to the machine."""
     if not args.timeout > 0:  # also refuses NaN
         raise UsageError("--timeout must be positive")
+    if args.budget is not None and not args.budget > 0:
+        raise UsageError("--budget must be a positive number of seconds")
+    if args.budget is not None and args.design == FIXED:
+        raise UsageError("--budget sizes the adaptive design's rounds; "
+                         "--design fixed measures every benchmark once")
     if args.memory_limit < 0:
         raise UsageError("--memory-limit must be 0 (none) or positive")
     if args.resume and args.restart:

@@ -145,7 +145,7 @@ def run_arguments(args, spec, output):
         pin_threads=args.pin_threads, fresh_workers=args.fresh_workers,
         quiet=args.quiet, resume=args.resume,
         restart=args.restart, memory_limit=args.memory_limit,
-        loops_from=args.loops_from)
+        loops_from=args.loops_from, design=args.design, budget=args.budget)
 
 
 def _output(args):

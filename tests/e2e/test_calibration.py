@@ -7,9 +7,11 @@ import json
 import pyperf
 from helpers import assert_one_line_usage_error, run_harness
 
-# Calibrated (no -l), yet small: one process, one value of >= 1 ms.
+# Calibrated (no -l), yet small: one process, one value of >= 1 ms, the
+# fixed design's (pyperf's doubling; no rounds).
 SMALL = ["--case", "gil.trivial.gil.python", "--threads", "1,2",
-         "-p", "1", "-n", "1", "-w", "0", "--min-time", "0.001"]
+         "--design", "fixed", "-p", "1", "-n", "1", "-w", "0",
+         "--min-time", "0.001"]
 
 
 def runs(path):
@@ -42,6 +44,25 @@ def test_the_master_calibrates_by_doubling_as_pyperf_does(tmp_path):
         # What the case records at set-up reached the calibration run.
         assert "cpu_utilisation" in calibration.get_metadata()
         assert bench.get_metadata()["family"] == "gil"
+
+
+def test_the_first_look_scales_its_loops_to_the_minimum_time(tmp_path):
+    output = tmp_path / "out.json"
+    made = run_harness("run", "-o", output, "--case",
+                       "gil.trivial.gil.python", "--threads", "1",
+                       "--budget", "0.1", "--min-time", "0.02", "-p", "1",
+                       "-n", "1", "-w", "0")
+    assert made.code == 0, made
+    bench, = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
+    calibration = bench.get_runs()[0]
+    counts = [count for count, _ in calibration.warmups]
+    seconds = [count * value for count, value in calibration.warmups]
+    # Doubling to a quarter of the minimum time, then scaled past it.
+    doubled = [c for c in counts if c & (c - 1) == 0]
+    assert counts[:len(doubled)] == doubled
+    assert seconds[-1] >= 0.02
+    assert counts[-1] == calibration.get_metadata()["calibrate_loops"]
+    assert all(s < 0.02 for s in seconds[:-1])
 
 
 def test_loops_are_reused_and_calibration_is_skipped(tmp_path):

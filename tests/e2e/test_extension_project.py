@@ -5,7 +5,12 @@ and released and a cffi call, the package at the repository root) copied,
 ``-e report`` from the project root, no ``changedir``.  The answers must
 be there for every env with 0 failed benchmarks: released scales and held
 does not, except on a free-threaded build with the GIL off, where held
-scales too.
+scales too.  tests/fixtures/intpack_project is laid out as current
+packaging tools lay a project out (``setuptools >= 77`` in its
+``[build-system] requires``, an SPDX license string): every env builds it
+as it says, or, where that requirement cannot install (2.7, 3.8), is
+"n/a" saying so; its call reads a list, which threads sharing one read
+more slowly than threads with a copy each on a free-threaded build.
 
 The envs are those of this interpreter and of every one
 GILBENCH_TEST_PYTHONS names (.ci/run: 2.7, 3.8, PyPy, 3.13t and its GIL-on
@@ -15,6 +20,7 @@ for the user.
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +33,7 @@ from gilbench.model import envnames
 pytestmark = pytest.mark.e2e
 
 PROJECT = os.path.join(FIXTURES, "fastsum_project")
+MODERN_PROJECT = os.path.join(FIXTURES, "intpack_project")
 _IDENTITY = ("import sys, sysconfig; print('%s %d %d %s' % ("
              "hasattr(sys, 'pypy_version_info'), sys.version_info[0], "
              "sys.version_info[1], bool(sysconfig.get_config_var("
@@ -128,6 +135,83 @@ def test_an_extension_project_answers_on_every_interpreter(tmp_path):
             assert cell["value"] < 0.7, (interpreter, cell)
         assert released[interpreter]["value"] > 0.7, (interpreter,
                                                      released[interpreter])
+
+
+def _report(pages):
+    as_json = subprocess.run(
+        [sys.executable, "-m", "gilbench", "report", str(pages), "--format",
+         "json"], stdout=subprocess.PIPE, universal_newlines=True, check=True)
+    return json.loads(as_json.stdout)
+
+
+def _missing(path):
+    with open(path) as stream:
+        return json.loads(json.load(stream)["metadata"].get(
+            "gilbench_missing", "[]"))
+
+
+def test_a_project_with_current_metadata_builds_as_it_says_everywhere(
+        tmp_path):
+    project = tmp_path / "intpack"
+    shutil.copytree(MODERN_PROJECT, str(project))
+    subprocess.check_call(
+        [sys.executable, "-m", "gilbench", "init", "--tox",
+         "--held", "intpack:pack", "--released", "intpack:pack_nogil"],
+        cwd=str(project))
+    cases = project / "bench" / "gilbench_cases.py"
+    # As the file says: an argument of about 1 to 10 microseconds' work.
+    cases.write_text(re.sub(r"(?m)^ARGUMENT = .*$",
+                            "ARGUMENT = list(range(1000, 1300))",
+                            cases.read_text()))
+    names = _env_names()
+    ran = _tox(project, "-e", ",".join(names), "--", "--quick")
+    assert ran.returncode == 0, ran.stdout[-4000:]
+    pages = project / "results" / "gilbench"
+    unbuildable = []
+    for name in names:
+        missing = _missing(str(pages / (name + ".json")))
+        assert [m for m in missing if not m["reason"].startswith("n/a")] \
+            == [], name
+        version = envnames.named(name).version
+        if version in ((2,), (2, 7), (3, 8)):
+            # setuptools >= 77 needs Python 3.9: one line, then n/a.
+            said = ("gilbench: n/a: intpack's build requires setuptools >= "
+                    "77, which does not install on CPython %d.%d (pip: "
+                    % version)
+            assert ran.stdout.count(said) == 1, ran.stdout[-4000:]
+            assert [m for m in missing
+                    if m["metadata"]["family"] == "intpack"
+                    and m["metadata"]["call"] != "cffi"  # none named
+                    and said[len("gilbench: n/a: "):] not in m["reason"]] \
+                == [], name
+            unbuildable.append(name)
+    assert "Traceback" not in ran.stdout
+    reported = _tox(project, "-e", "report")
+    assert reported.returncode == 0, reported.stdout[-4000:]
+
+    report = _report(pages)
+    answers = _answers(report)
+    held = answers["intpack with the GIL held"]
+    sharing, = [found for question, found in answers.items()
+                if question.startswith("What sharing the argument costs "
+                                       "intpack with the GIL held")]
+    assert len(held) == len(names), sorted(held)
+    for interpreter, cell in held.items():
+        if cell["reason"] is not None:
+            assert "setuptools >= 77" in cell["reason"], (interpreter, cell)
+            continue
+        assert cell["interval"] is not None, (interpreter, cell)
+        assert sharing[interpreter]["reason"] is None, interpreter
+        if interpreter.endswith("t"):  # free-threaded, the GIL off
+            # Its own list scales; one list shared by both threads is
+            # read more slowly (the items' reference counts).
+            assert cell["value"] > 0.7, (interpreter, cell)
+            assert sharing[interpreter]["value"] > 1.0, (
+                interpreter, sharing[interpreter])
+        else:
+            assert cell["value"] < 0.7, (interpreter, cell)
+    assert len([c for c in held.values() if c["reason"] is None]) == (
+        len(names) - len(unbuildable))
 
 
 def test_an_env_named_for_another_interpreter_is_said_and_labelled(

@@ -5,7 +5,9 @@ fourteen more and a file full of hostile names -- and must show it
 without console errors, with every plot drawn and nothing loaded from
 anywhere, and the findings matrix with every interpreter in view at
 1400x900, each answer on one line and its interval one hover or focus
-away.  The screenshot is kept as a CI artifact in
+away.  One synthetic answer is a ratio below 0.1 with a mark
+(``0.0200x?``), wider than an equal share of the window, which cut it
+short (#51).  The screenshot is kept as a CI artifact in
 results/report-screenshot.png.
 
 Skips, saying why, where Chromium, chromedriver or selenium is missing.
@@ -22,6 +24,8 @@ from helpers import (
     MINIMAL_PYPERF,
     ROOT,
     WIDE_INTERPRETERS,
+    display_name,
+    gil,
     run_harness,
     write_matrix,
 )
@@ -95,8 +99,10 @@ def report(tmp_path_factory):
     assert real.code == 0, real
     this = "py%d%d" % sys.version_info[:2]
     others = [stem for stem, _, _, _ in WIDE_INTERPRETERS if stem != this]
-    write_matrix(directory, others[:COLUMNS - 2], host=platform.node(),
-                 catalogue=WIDE_INTERPRETERS)
+    synthetic = write_matrix(directory, others[:COLUMNS - 2],
+                             host=platform.node(),
+                             catalogue=WIDE_INTERPRETERS)
+    one_answer_below_a_tenth(synthetic[0])
     from test_html_report import hostile_result
     hostile_result(directory)
     out = directory.parent / "report.html"
@@ -107,6 +113,29 @@ def report(tmp_path_factory):
         out, os.path.getsize(out), time.time() - started))
     assert os.path.getsize(out) < PAGE_BYTES
     return directory, out
+
+
+# The first question's answer that one_answer_below_a_tenth makes: three
+# significant digits below 0.1, and undecided from one value.
+WIDE_ANSWER = "0.0200x?"
+
+
+def one_answer_below_a_tenth(path):
+    """Rewrites the synthetic result file ``path`` so that a trivial call
+    releasing the GIL takes a fiftieth of its GIL-held twin, in one value:
+    the first question's answer is WIDE_ANSWER, as the real column's was
+    when one single-loop value was disturbed (#51)."""
+    import pyperf
+    suite = pyperf.BenchmarkSuite.load(str(path))
+    held, released = (suite.get_benchmark(display_name(
+        gil("trivial", variant, "cython", 1))) for variant in ("gil", "nogil"))
+    metadata = released.get_runs()[0].get_metadata()
+    faster = pyperf.Benchmark([pyperf.Run([held.mean() / 50],
+                                          metadata=metadata,
+                                          collect_metadata=False)])
+    pyperf.BenchmarkSuite([faster if bench is released else bench
+                           for bench in suite.get_benchmarks()]).dump(
+        str(path), replace=True)
 
 
 PAGE_FACTS = """
@@ -141,6 +170,8 @@ const findings = [...document.querySelectorAll(
           linked: !!link, resolves: !!target,
           visible: r.getBoundingClientRect().height > 0,
           classes: answers.map(td => td.className),
+          texts: answers.map(td => (td.querySelector('span.a') || td)
+            .textContent),
           shades: answers.map(td => getComputedStyle(td).backgroundColor),
           // A number and its interval on one line: the answer's text is
           // one line box high.
@@ -310,6 +341,8 @@ def test_report_in_chromium(browser, report):
         assert row["lines"] == [1] * len(results), row
         assert row["clipped"] == [False] * len(results), row
     assert sum(row["resolves"] for row in facts["findings"]) >= 3
+    # ... one wider than an equal share of the window among them.
+    assert any(WIDE_ANSWER in row["texts"] for row in facts["findings"])
     # The real gil family's answers are ratios and speedups, decided or
     # not: shaded, so not all alike.
     classes = [c for row in facts["findings"] for c in row["classes"]]

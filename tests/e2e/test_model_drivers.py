@@ -204,10 +204,20 @@ def test_case_sizing_applies_unless_the_user_sizes_the_run(tmp_path):
         "                  sizing=['-p', '1', '-n', '2', '-w', '0',\n"
         "                          '-l', '1'])]\n")
     output = tmp_path / "out.json"
-    result = run_harness("run", "--module", module, "-o", output)
+    result = run_harness("run", "--module", module, "-o", output,
+                         "--design", "fixed")
     assert result.code == 0, result
     (bench,) = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
     assert [len(r.values) for r in bench.get_runs() if r.values] == [2]
+    # The adaptive design keeps how long its values are (one loop), and
+    # sizes its repetitions itself (a first look of two processes).
+    result = run_harness("run", "--module", module, "-o", output,
+                         "--budget", "1")
+    assert result.code == 0, result
+    (bench,) = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
+    measured = [r for r in bench.get_runs() if r.values]
+    assert len(measured) >= 2
+    assert {r.get_metadata()["loops"] for r in measured} == {1}
     result = run_harness("run", "--module", module, "-o", output,
                          *MINIMAL_PYPERF)
     assert result.code == 0, result

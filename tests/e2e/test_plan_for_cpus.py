@@ -1,7 +1,8 @@
 """The plan a default run makes from the usable CPUs, for this machine and
-for bigger ones faked with GILBENCH_PLAN_CPUS: the counts per family, an
-estimated time bounded at about twice a 2-CPU plan's, and a family run
-end to end at a faked 8-CPU machine's counts on this one."""
+for bigger ones faked with GILBENCH_PLAN_CPUS: the counts per family, the
+longest adaptive run (its budget, first looks included) bounded at about
+twice a 2-CPU plan's, and a family run end to end at a faked 8-CPU
+machine's counts on this one."""
 import json
 import os
 
@@ -20,6 +21,13 @@ def _plan(cpus=None):
     return json.loads(listed.stdout)["plan"]
 
 
+def _longest(plan):
+    """The longest an adaptive run of the plan takes: its budget, which
+    counts its first looks, unless the first looks alone take longer."""
+    assert plan["design"] == "adaptive"
+    return max(plan["estimated_seconds"], plan["budget_seconds"])
+
+
 def test_plans_for_2_16_and_64_cpus():
     plans = {cpus: _plan(cpus) for cpus in (2, 16, 64)}
     assert _plan()["families"] == _plan(machine.usable())["families"]
@@ -32,8 +40,7 @@ def test_plans_for_2_16_and_64_cpus():
         for family in ("ceiling", "gil", "pyops"):
             assert cpus in families[family]["counts"]["threads"], family
         assert max(families["pyops"]["counts"]["threads"]) == cpus
-        ratio = plans[cpus]["estimated_seconds"] / plans[2][
-            "estimated_seconds"]
+        ratio = _longest(plans[cpus]) / _longest(plans[2])
         assert 1.0 < ratio <= 2.0, (cpus, ratio)
 
 
@@ -43,9 +50,17 @@ def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path):
                        tmp_path / "x.json", env=env)
     assert said.code == 0, said
     lines = said.stdout.splitlines()
-    assert lines[0] == "plan for 16 usable CPUs (GILBENCH_PLAN_CPUS=16):"
+    assert lines[0] == ("plan for 16 usable CPUs (GILBENCH_PLAN_CPUS=16), "
+                        "adaptive design:")
     assert "threads=1,2,3,4,5,8,16" in lines[1]
-    assert lines[-1].startswith("  total: about ")
+    assert lines[-2].startswith("  total: first looks about ")
+    assert "within a budget of" in lines[-2]
+    fixed = run_harness("run", "--dry-run", "--case", "gil.*", "-o",
+                        tmp_path / "x.json", "--design", "fixed", env=env)
+    assert fixed.stdout.splitlines()[-2].startswith("  total: about ")
+    told = run_harness("run", "--dry-run", "--case", "gil.*", "-o",
+                       tmp_path / "x.json", "--budget", "42", env=env)
+    assert "within a budget of 42 s (--budget)" in told.stdout
     assert not os.listdir(str(tmp_path))
 
 

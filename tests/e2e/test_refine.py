@@ -108,11 +108,12 @@ def test_refine_gives_an_undecided_finding_more_processes(result):
     done = run_harness("refine", result, "--budget", "60")
     assert done.code == 0, done
     assert "1 undecided answers more processes may decide" in done.stdout
-    assert "round 1: 2 more processes for 2 benchmarks of 1 files" \
-        in done.stdout, done
+    assert "refine: CPython 3." in done.stdout and "round 1: " in \
+        done.stdout, done
     after = _runs(result)
-    for name in (ONE, FIVE):
-        assert len(after[name]) >= len(before[name]) + 2
+    # The disturbed one; its twin only while the answer stays undecided.
+    assert len(after[ONE]) >= len(before[ONE]) + 2
+    assert len(after[FIVE]) >= len(before[FIVE])
     shown = run_harness("report", result, "--format", "md").stdout
     assert "+" in findings_row(shown, "Q1")[0], shown
     details = findings_details(shown, "Q1")
@@ -124,44 +125,30 @@ def test_refine_within_no_budget_measures_nothing(result):
     kept = result.read_bytes()
     done = run_harness("refine", result, "--budget", "0")
     assert done.code == 0, done
-    assert "0 of 1 answers decided in 0 rounds, 1 still undecided" \
-        in done.stdout, done
+    assert "0 of 1 answers decided, 1 still undecided; 0 of 1 files " \
+        "extended" in done.stdout, done
     assert result.read_bytes() == kept
 
 
-def test_refine_leaves_a_decided_finding_alone(result):
-    kept = result.read_bytes()
-    done = run_harness("refine", result)
+def test_refine_leaves_a_file_whose_rounds_finished_alone(tmp_path):
+    path = tmp_path / "r.json"
+    done = run_harness("run", "--module", CASES, "--quick", "-q", "-o", path,
+                       "--budget", "60")
+    assert done.code == 0, done
+    if "every answer narrow or decided" not in done.stdout:
+        pytest.skip("the run's rounds did not finish here (a busy "
+                    "machine): %s" % done.stdout.splitlines()[-3:])
+    kept = path.read_bytes()
+    done = run_harness("refine", path)
     assert done.code == 0, done
     assert "0 undecided answers" in done.stdout, done
-    assert result.read_bytes() == kept
+    assert "every answer narrow or decided" in done.stdout, done
+    assert path.read_bytes() == kept
 
 
 def test_refine_refuses_a_negative_budget(result):
     assert_one_line_usage_error(run_harness("refine", result, "--budget",
                                             "-1"))
-
-
-def test_plan_takes_the_cheapest_answers_within_the_budget():
-    from gilbench.model.resultformat import INTERPRETER
-    from gilbench.report.commands import refine
-    from gilbench.report.data.records import Record
-
-    def record(name, seconds, where="A"):
-        return Record(name, {INTERPRETER: where}, mean=1.0,
-                      recorded={"duration": seconds})
-    shared, cheap, dear = (record("s", 0.5), record("c", 0.1),
-                           record("d", 20.0))
-    other = record("o", 0.1, where="B")
-    pending = [refine.Undecided("dear", "A", "", [shared, dear]),
-               refine.Undecided("cheap", "A", "", [shared, cheap]),
-               refine.Undecided("elsewhere", "B", "", [other])]
-    chosen, spent = refine.plan(pending, budget=5.0)
-    assert chosen == {"A": ["s", "c"], "B": ["o"]}
-    per = refine.STEP * refine.PROCESS_COST
-    assert spent == pytest.approx(2 * refine.CALL_COST + 3 * per
-                                  + refine.STEP * 0.7)
-    assert refine.plan(pending, budget=0.5) == ({}, 0.0)
 
 
 @pytest.mark.parametrize("python", pythons_to_test())
@@ -176,7 +163,7 @@ def test_refine_extends_with_the_interpreter_that_made_the_file(python,
     _disturb(path, ONE, 0.05)
     before = _runs(path)
     done = run_harness("refine", path, "--budget", "60")
-    assert done.code == 0 and "round 1:" in done.stdout, done
+    assert done.code == 0 and "round 1: " in done.stdout, done
     after = _runs(path)
     assert len(after[ONE]) >= len(before[ONE]) + 2
     assert python == sys.executable or (

@@ -319,6 +319,7 @@ def test_the_users_inherit_environ_keeps_the_handed_over_statement(
     pyperf's workers need the statement."""
     from types import SimpleNamespace
 
+    from gilbench.model.design import Sizing
     from gilbench.runner import child
     monkeypatch.setenv("GILBENCH_TIMEIT", "{}")
     bench = SimpleNamespace(spec=SimpleNamespace(base_name="f.c.v.b",
@@ -328,7 +329,8 @@ def test_the_users_inherit_environ_keeps_the_handed_over_statement(
                            fresh_workers=False)
     for given in (["--inherit-environ=PYTHONPATH,HOME"],
                   ["--inherit-environ", "PYTHONPATH,HOME"]):
-        cmd = child.command(bench, args, given + ["--fast"], "out", "st")
+        cmd = child.command(bench, Sizing(["--fast"]), args, given, "out",
+                            "st")
         inherit = [o for o in cmd if "inherit-environ" in o]
         assert len(inherit) == 1, cmd
         names = inherit[0].split("=", 1)[1].split(",")

@@ -72,11 +72,13 @@ def config_vars(python, *names):
 
 def compile_extension(python, cc, sources, output_base, flags=()):
     """Compile ``sources`` into ``output_base`` + the interpreter's
-    extension suffix; return that path."""
+    extension suffix; return that path.  ``flags`` come before the
+    interpreter's headers, as setup.py's include_dirs do: extensions/lock.h
+    must win over CPython 3.13's own lock.h."""
     include, suffix = config_vars(python, "INCLUDEPY", "EXT_SUFFIX")
     output = output_base + suffix
-    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-pthread",
-                    "-I", include] + list(flags) + list(sources)
+    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-pthread"]
+                   + list(flags) + ["-I", include] + list(sources)
                    + ["-o", output], check=True)
     return output
 
@@ -181,22 +183,24 @@ def test_gil_enabled_without_a_recorded_warning(ft_python, probes):
                                 "an unknown import")
 
 
-def cython_tree(ft_python, cc, directory, family):
-    """gilbench.extensions._<family>_cy built for the free-threaded
-    interpreter from the project's .pyx (and its freethreading_compatible
-    directive), in an unbuilt copy of gilbench in ``directory``."""
+def cython_tree(ft_python, cc, directory, family, modules=("cy",)):
+    """gilbench.extensions._<family>_cy (and the other ``modules``, e.g.
+    ``cy31``) built for the free-threaded interpreter from the project's
+    .pyx (and its freethreading_compatible directive), in an unbuilt copy
+    of gilbench in ``directory``."""
     tree = unbuilt_package(directory)
-    name = "_%s_cy" % family
-    generated = str(tree / (name + ".c"))
-    subprocess.run([sys.executable, "-m", "cython",
-                    os.path.join(ROOT, "extensions", name + ".pyx"),
-                    "--module-name", "gilbench.extensions." + name,
-                    "-o", generated], check=True)
-    compile_extension(ft_python, cc,
-                      [generated,
-                       os.path.join(ROOT, "extensions", family + ".c")],
-                      str(tree / "gilbench" / "extensions" / name),
-                      ["-I", os.path.join(ROOT, "extensions")])
+    for module in modules:
+        name = "_%s_%s" % (family, module)
+        generated = str(tree / (name + ".c"))
+        subprocess.run([sys.executable, "-m", "cython",
+                        os.path.join(ROOT, "extensions", name + ".pyx"),
+                        "--module-name", "gilbench.extensions." + name,
+                        "-o", generated], check=True)
+        compile_extension(ft_python, cc,
+                          [generated,
+                           os.path.join(ROOT, "extensions", family + ".c")],
+                          str(tree / "gilbench" / "extensions" / name),
+                          ["-I", os.path.join(ROOT, "extensions")])
     return str(tree)
 
 

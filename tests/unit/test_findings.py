@@ -138,6 +138,55 @@ def test_the_registry_refuses_a_finding_naming_no_axis(tmp_path):
         registry.load_specs([str(module)])
 
 
+# -- a contrast: the same question at another value of a dimension ----------
+
+def test_a_contrast_names_another_value_of_a_dimension_at_names():
+    with pytest.raises(UsageError, match="another value of a dimension at "
+                       "names \\(argument\\)"):
+        finding("q?", SLOWDOWN, contrast={"argument": "shared"})
+    with pytest.raises(UsageError, match="\\(argument\\)"):
+        finding("q?", SLOWDOWN, at={"argument": "own"},
+                contrast={"argument": "own"})
+    declared = finding("q?", SLOWDOWN, at={"argument": "own"},
+                       contrast={"argument": "shared"})
+    assert declared["contrast"] == {"argument": "shared"}
+    assert "contrast" not in finding("q?", SLOWDOWN)  # older files' shape
+
+
+def _contrasted(tmp_path, shared_nogil):
+    """The answer at argument=own (nogil/gil 1.00) of a finding contrasting
+    argument=shared, where shared's nogil takes ``shared_nogil``."""
+    question = "nogil/gil, own argument?"
+    found = answers(
+        tmp_path, [finding(question, SLOWDOWN, at={"argument": "own"},
+                           contrast={"argument": "shared"})],
+        [(call("gil", argument="own"), spread(1.0e-6, 0.02)),
+         (call("nogil", argument="own"), spread(1.0e-6, 0.02)),
+         (call("gil", argument="shared"), spread(1.0e-6, 0.02)),
+         (call("nogil", argument="shared"), spread(shared_nogil, 0.02))])
+    return found[question]
+
+
+def test_an_answer_differing_at_its_contrast_gives_both(tmp_path):
+    cell = _contrasted(tmp_path, 3.0e-6)
+    assert plain(cell.text) == "1.00x"  # the answer is still at ``at``
+    assert re.match(r"^\(argument=own: 1\.00x; differs from "
+                    r"argument=shared: 3\.00x \[[\d.]+-[\d.]+\]\)$",
+                    cell.note), cell.note
+    assert cell.display.startswith(cell.text + " (argument=own")
+
+
+def test_an_answer_within_reach_of_its_contrast_has_no_note(tmp_path):
+    cell = _contrasted(tmp_path, 1.02e-6)
+    assert cell.note == "" and plain(cell.text) == "1.00x"
+
+
+def test_two_intervals_are_apart_only_when_they_do_not_overlap():
+    assert findings.apart((0.8, 1.1), (0.4, 0.7))
+    assert not findings.apart((0.8, 1.1), (0.4, 0.85))
+    assert not findings.apart((0.8, 1.1), None)
+
+
 # -- best-of -----------------------------------------------------------------
 
 def kind(name, threads=1):

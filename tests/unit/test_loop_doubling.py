@@ -50,3 +50,23 @@ def test_a_first_call_past_min_time_is_taken_at_once():
     work = FakeWork(stalls={1: 0.2})
     assert loopcalibration._double(work, 0.05)[0] == 1
     assert work.calls == [1]
+
+
+def test_scaled_calibration_lands_a_call_just_past_min_time():
+    # Doubling lands 0.064 s for a minimum of 0.05; scaling lands about
+    # MARGIN times it, for less calibration time.
+    work = FakeWork()
+    loops, warmups = loopcalibration._scale(work, 0.05)
+    assert 0.05 <= loops * 0.001 <= 0.05 * loopcalibration.MARGIN + 0.001
+    assert sum(work.calls) * 0.001 < 0.064 * 2
+    assert [count for count, _ in warmups] == work.calls
+
+
+def test_a_scaled_call_stalled_low_is_scaled_again():
+    # The call scaled from was stalled: the scaled count falls short of
+    # the minimum, and a second scale from that call's time reaches it.
+    work = FakeWork(stalls={16: 0.004})  # 0.020 s where 0.016 was due
+    loops, _ = loopcalibration._scale(work, 0.05)
+    assert loops * 0.001 >= 0.05
+    assert work.calls[:5] == [1, 2, 4, 8, 16]
+    assert len(work.calls) == 7 and work.calls[5] * 0.001 < 0.05

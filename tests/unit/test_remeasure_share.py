@@ -32,3 +32,13 @@ def test_runs_that_could_not_tell_are_left_out(tmp_path):
 
 def test_a_measurement_that_could_not_tell_at_all_is_unknown(tmp_path):
     assert remeasure.busiest_share(saved(tmp_path, [None, None])) is None
+
+
+def test_runs_each_too_short_to_tell_tell_together(tmp_path):
+    path = saved(tmp_path, [None, None])
+    bench = pyperf.Benchmark.load(path)
+    runs = [pyperf.Run(run.values, warmups=run.warmups, metadata=dict(
+        run.get_metadata(), foreign_seconds=0.06, foreign_capacity=0.12),
+        collect_metadata=False) for run in bench.get_runs() if run.values]
+    assert remeasure.share_of(runs) == 0.5
+    assert remeasure.share_of(runs[:1]) is None  # 0.12 CPU-s cannot tell

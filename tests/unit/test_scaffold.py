@@ -3,11 +3,13 @@ a user's project, and what it refuses."""
 import configparser
 import os
 import shutil
+import sys
 
 import pytest
 from helpers import FIXTURES, Completed, assert_one_line_usage_error
 
-from gilbench.runner import cli, scaffold
+from gilbench.measure import workerindex
+from gilbench.runner import cli, projectbuild, scaffold
 
 PROJECT = os.path.join(FIXTURES, "fastsum_project")
 
@@ -47,9 +49,64 @@ def test_the_case_module_names_the_package_and_its_calls(project, init):
     assert namespace["ARGUMENT"] == 500
     spec, = namespace["CASES"]
     assert spec.base_name == "fastsum.call.v.native"
-    assert [f["at"]["call"] for f in namespace["FINDINGS"]] == [
-        "held", "released"]
+    assert spec.axis("argument").values == ["own", "shared"]
+    found = namespace["FINDINGS"]
+    assert [(f["at"]["call"], f["cell"]["kind"], f.get("contrast"))
+            for f in found] == [
+        ("held", "efficiency", {"argument": "shared"}),
+        ("released", "efficiency", {"argument": "shared"}),
+        ("held", "ratio", None), ("released", "ratio", None)]
+    assert found[2]["cell"]["numerator"] == "shared"
     assert not (project / scaffold.TOX).exists()
+
+
+def _module(project, init):
+    assert init(project).code == 0
+    namespace = {"__name__": "gilbench_cases"}
+    text = (project / "bench" / "gilbench_cases.py").read_text()
+    exec(compile(text, "gilbench_cases.py", "exec"), namespace)
+    return namespace
+
+
+def _arguments(namespace, argument, threads=2):
+    """What each of ``threads`` threads passes to the call, prepared at
+    ``argument`` ("own" or "shared") with ARGUMENT a list of big ints."""
+    passed = {}
+    namespace["ARGUMENT"] = [10 ** 6 + i for i in range(5)]
+    namespace["_function"] = lambda call: lambda value: passed.setdefault(
+        workerindex.worker_index(), value)
+    work = namespace["prepare"]({"call": "held", "argument": argument,
+                                 "threads": threads})
+    for index in range(threads):
+        workerindex.set_index(index)
+        work(2)
+    workerindex.set_index(None)
+    return [passed[index] for index in range(threads)], namespace["ARGUMENT"]
+
+
+def test_shared_threads_pass_one_argument_and_own_threads_a_copy_each(
+        project, init):
+    namespace = _module(project, init)
+    shared, argument = _arguments(namespace, "shared")
+    assert all(value is argument for value in shared)
+    own, argument = _arguments(namespace, "own")
+    assert own[0] == own[1] == argument
+    # Nothing a call reads is shared, the ints inside neither: their
+    # reference counts are what threads sharing them write.
+    assert own[0] is not own[1] and own[0] is not argument
+    assert not {id(x) for x in own[0]} & {id(x) for x in own[1] + argument}
+
+
+def test_the_copy_hook_falls_back_to_deepcopy_and_can_be_replaced(
+        project, init):
+    namespace = _module(project, init)
+    unpicklable = [lambda: None, [1, 2]]  # a lambda does not pickle
+    copied = namespace["own_copy"](unpicklable)
+    assert copied[0] is unpicklable[0] and copied[1] == [1, 2]
+    assert copied[1] is not unpicklable[1]
+    namespace["own_copy"] = lambda argument: "mine"
+    own, _ = _arguments(namespace, "own")
+    assert own == ["mine", "mine"]
 
 
 def test_tox_file_has_an_env_per_interpreter_found(project, tmp_path, init,
@@ -77,6 +134,56 @@ def test_tox_file_has_an_env_per_interpreter_found(project, tmp_path, init,
     assert ini["gilbench"]["source"] == "{env:GILBENCH_SOURCE:%s}" % (
         os.path.dirname(os.path.dirname(FIXTURES)))
     assert "gilbench refine" in ini["testenv:report"]["commands"]
+    # The project is installed in one place, after its own build
+    # requirements (projectbuild), for every env.
+    text = (project / scaffold.TOX).read_text()
+    installs = [line.strip() for line in text.splitlines()
+                if "pip install" in line and "{toxinidir}" in line]
+    assert installs == [
+        "python -m gilbench.runner.projectbuild {toxinidir} -- python -m "
+        "pip install --no-build-isolation --no-deps -q {toxinidir}"]
+    assert not any("commands_pre" in ini[section] for section in ini
+                   if section.startswith("testenv:py"))
+
+
+def test_a_project_s_build_requirements_are_read_as_declared(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[build-system]\nrequires = [\n  "setuptools >= 77",  # PEP 639\n'
+        '  "Cython>=3.1; python_version >= \'3\'",\n]\n'
+        '[project]\nname = "intpack"\nlicense = "Apache-2.0"\n')
+    (tmp_path / "setup.cfg").write_text(
+        "[options]\nsetup_requires =\n    cffi>=1.15\n    setuptools >= 77\n")
+    assert projectbuild.declared(str(tmp_path)) == (
+        "intpack", ["setuptools >= 77", "Cython>=3.1; python_version >= '3'",
+                    "cffi>=1.15"])
+    (tmp_path / "setup.cfg").write_text(
+        "[options]\nsetup_requires = cffi; wheel\n")
+    (tmp_path / "pyproject.toml").unlink()
+    assert projectbuild.declared(str(tmp_path)) == (
+        tmp_path.name, ["cffi", "wheel"])
+    (tmp_path / "pyproject.toml").write_text("[build-system\n")
+    with pytest.raises(ValueError, match="does not parse"):
+        projectbuild.declared(str(tmp_path))
+
+
+def test_a_project_not_built_here_says_why_its_import_failed(
+        tmp_path, monkeypatch):
+    from gilbench.model import shadowing
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    missing = ImportError("No module named 'intpack'")
+    missing.name = "intpack"
+    assert shadowing.explained(missing, typed=False) == (
+        "No module named 'intpack'")
+    with open(shadowing.unbuilt_note_path(), "w") as note:
+        note.write("%s\nintpack's build requires setuptools >= 77, which "
+                   "does not install on CPython 2.7\n" % tmp_path)
+    assert shadowing.explained(missing, typed=False) == (
+        "No module named 'intpack'; intpack's build requires setuptools "
+        ">= 77, which does not install on CPython 2.7")
+    other = ImportError("No module named 'json.nothere'")
+    other.name = "json.nothere"  # found, and not in the project's tree
+    assert shadowing.explained(other, typed=False) == (
+        "No module named 'json.nothere'")
 
 
 def test_an_existing_file_is_never_overwritten(project, init):
@@ -113,3 +220,68 @@ def test_a_project_with_two_packages_must_name_one(project, init):
     assert "fastsum, other" in done.stderr
     assert init(project, "--package", "other").code == 0
     assert "import" in (project / "bench" / "gilbench_cases.py").read_text()
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """An env's prefix in tmp_path, and projectbuild's pip calls recorded
+    (pip's answer given by ``env.answers``, None: it succeeded)."""
+    class Env(object):
+        prefix = tmp_path / "env"
+        ran = []
+        answers = {}
+    Env.prefix.mkdir()
+    monkeypatch.setattr(sys, "prefix", str(Env.prefix))
+
+    def run(command, log=None):
+        Env.ran.append(command[-1] if command[:3] == [
+            sys.executable, "-m", "pip"] else " ".join(command))
+        return Env.answers.get(command[-1])
+    monkeypatch.setattr(projectbuild, "_run", run)
+    return Env
+
+
+def _modern(tmp_path):
+    root = tmp_path / "intpack"
+    shutil.copytree(os.path.join(FIXTURES, "intpack_project"), str(root))
+    return str(root)
+
+
+def test_a_build_requirement_that_cannot_install_is_one_line_and_n_a(
+        tmp_path, env, capsys):
+    from gilbench.model import shadowing
+    root = _modern(tmp_path)
+    env.answers["setuptools >= 77"] = ("No matching distribution found for "
+                                       "setuptools>=77")
+    assert projectbuild.main([root, "--", "build", "it"]) == 0
+    said = capsys.readouterr().err
+    assert said == (
+        "gilbench: n/a: intpack's build requires setuptools >= 77, which "
+        "does not install on %s (pip: No matching distribution found for "
+        "setuptools>=77)\n" % projectbuild._interpreter())
+    # Not built, and an earlier build gone; the reason left for the runs.
+    assert env.ran == ["setuptools >= 77", "intpack"]
+    assert shadowing.unbuilt() == (root, said[len("gilbench: n/a: "):-1])
+
+
+def test_a_project_builds_after_its_requirements_and_forgets_the_note(
+        tmp_path, env, capsys):
+    from gilbench.model import shadowing
+    root = _modern(tmp_path)
+    with open(shadowing.unbuilt_note_path(), "w") as note:
+        note.write("%s\nan earlier env's reason\n" % root)
+    assert projectbuild.main([root, "--", "build", "it"]) == 0
+    assert env.ran == ["setuptools >= 77", "Cython >= 3.1", "build it"]
+    assert shadowing.unbuilt() is None and capsys.readouterr().err == ""
+    env.answers["it"] = "error: command 'gcc' failed"
+    assert projectbuild.main([root, "--", "build", "it"]) == 1
+    said = capsys.readouterr().err
+    assert said.startswith(
+        "gilbench: error: intpack did not build with its build requirements "
+        "(setuptools >= 77, Cython >= 3.1) installed: error: command 'gcc' "
+        "failed (the whole output: ") and said.count("\n") == 1
+
+
+def test_projectbuild_without_a_command_is_a_usage_error(capsys):
+    assert projectbuild.main(["."]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

@@ -121,10 +121,12 @@ def _measured(path, bench, meta):
         cpu_utilisation=_mean_over_runs(runs, "cpu_utilisation"),
         recorded={k: sum(v) / len(v) for k, v in per_run.items()},
         recorded_runs=per_run, count_axis=_count_axis(meta),
-        foreign_cpu=max(per_run.get("foreign_cpu", (None,)),
-                        key=lambda share: share or 0.0),
+        foreign_cpu=fmt.busiest_share(run.get_metadata() for run in runs),
         values=tuple(bench.get_values()),
-        run_values=tuple(tuple(run.values) for run in runs))
+        run_values=tuple(tuple(run.values) for run in runs),
+        looks=int(max(per_run.get(fmt.LOOKS_KEY, (1,)))),
+        decision_looks=int(max(per_run.get(fmt.DECISION_LOOKS_KEY, (1,)))),
+        stopped=runs[-1].get_metadata().get(fmt.STOPPED_KEY))
 
 
 def _entries(path, run_meta, restore):

@@ -37,6 +37,12 @@ class Record:
     reason: str | None = None  # "n/a: ...", "failed: ...", "hung: ..."
     values: tuple = ()  # pyperf's values, for compare's significance test
     run_values: tuple = ()  # the same values, a tuple per worker process
+    # What its measurement cost (gilbench.model.design): looks at its
+    # values, those at which an undecided finding kept it going, and why
+    # it stopped (None: not recorded).
+    looks: int = 1
+    decision_looks: int = 1
+    stopped: str | None = None
 
     @property
     def measured(self):
@@ -108,6 +114,8 @@ class Cell:
     # The measured Records it was computed from (findings; refine reads
     # them); not part of what the cell says.
     read: tuple = field(default=(), compare=False, repr=False)
+    # What measuring them cost (findings: questions.cost), one hover away.
+    cost: dict | None = field(default=None, compare=False, repr=False)
 
     @property
     def short(self):

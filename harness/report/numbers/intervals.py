@@ -26,12 +26,20 @@ on the log of the mean (times are positive and vary by factors):
   spread, measured on this project's 2-core machines by A/A re-runs
   (bench/coverage.py; docs/reading.rst gives the figures).  No single
   run can see it: the machine's state drifts between benchmarks minutes
-  apart.
+  apart.  The run's design (gilbench.model.design) owns it: it measures
+  each benchmark's processes down to half of it.
 
 A draw is the mean times exp(N(0, sd)) with sd the square root of the
 two variances added (numpy's Generator).  A benchmark with fewer than
 MIN_VALUES values has no interval, and nothing computed from it is
 called significant.
+
+A benchmark an adaptive run kept measuring because an undecided finding
+read it was looked at several times, and stopping once an answer is
+significant inflates false decisions.  Its draws are widened as
+Bonferroni over its decision looks k asks: the spread times
+z(1 - (1-LEVEL)/2k) / z(1 - (1-LEVEL)/2) (scipy.stats.norm), 1.14 for two
+looks, 1.31 for five; one look is not widened.
 
 A third level is shared, not per benchmark: the machine's state over the
 stretch of minutes in which a file's family was measured moves all its
@@ -47,12 +55,12 @@ import zlib
 
 import numpy
 
+from gilbench.model.design import RUN_DRIFT
 from gilbench.model.resultformat import INTERPRETER
 
 RESAMPLES = 2000
 LEVEL = 0.95
 MIN_VALUES = 2
-RUN_DRIFT = 0.05
 STRETCH_DRIFT = 0.10
 METHOD = ("parametric bootstrap of each benchmark's mean: the variance "
           "of its worker processes' means plus a run-to-run drift of "
@@ -68,11 +76,15 @@ ALONE_NOTE = ("Read alone, not against a benchmark of its own family, a "
 class Resampler:
     """Drawn means of records, drawn once per record and kept."""
 
-    def __init__(self, drift=RUN_DRIFT, processes_agree=False):
+    def __init__(self, drift=RUN_DRIFT, processes_agree=False,
+                 correct_looks=True):
         self.drift = drift
         # What any number of worker processes could at best give: their
-        # spread gone, the run-to-run drift left (gilbench refine asks).
+        # spread gone, the run-to-run drift left (gilbench judge asks).
         self.processes_agree = processes_agree
+        # Off only to measure what the correction for looks does
+        # (bench/design_time.py).
+        self.correct_looks = correct_looks
         self._means = {}
 
     def means(self, record, samples=None):
@@ -91,10 +103,23 @@ class Resampler:
             # The values are part of the seed: two files' benchmarks of one
             # name and label (compare's two sides) draw independently.
             seed = zlib.crc32(repr(identity).encode())
+            widen = (looks_factor(record.decision_looks)
+                     if self.correct_looks else 1.0)
             found = self._means[identity] = _drawn_means(
                 numpy.random.default_rng(seed), groups, self.drift,
-                self.processes_agree)
+                self.processes_agree, widen)
         return found
+
+
+def looks_factor(looks):
+    """How much wider a spread must be for a LEVEL interval to hold over
+    ``looks`` looks at it, as Bonferroni asks (1 for one look)."""
+    if looks <= 1:
+        return 1.0
+    from scipy import stats
+    tail = (1.0 - LEVEL) / 2.0
+    return float(stats.norm.ppf(1.0 - tail / looks) / stats.norm.ppf(
+        1.0 - tail))
 
 
 def alone(record):
@@ -154,10 +179,12 @@ def processes_split(groups):
     return bool(numpy.nan_to_num(pvalue, nan=1.0) < SPLIT_P)
 
 
-def _drawn_means(generator, groups, drift, processes_agree=False):
+def _drawn_means(generator, groups, drift, processes_agree=False,
+                 widen=1.0):
     """The mean times exp(N(0, sd)) in log terms (times, rates: positive,
     varying by factors); a recorded figure that can be 0 or negative
-    (errors, violations) draws the same variance added, not multiplied."""
+    (errors, violations) draws the same variance added, not multiplied.
+    ``widen``: a factor on sd (the correction for looks)."""
     data = numpy.concatenate([numpy.asarray(g, dtype=float) for g in groups])
     mean = data.mean()
 
@@ -166,9 +193,9 @@ def _drawn_means(generator, groups, drift, processes_agree=False):
     if (data > 0).all():
         logged = tuple(numpy.log(numpy.asarray(g, dtype=float))
                        for g in groups)
-        spread = numpy.sqrt(between(logged) + drift ** 2)
+        spread = widen * numpy.sqrt(between(logged) + drift ** 2)
         return mean * numpy.exp(generator.normal(0.0, spread, RESAMPLES))
-    spread = numpy.sqrt(between(groups) + (drift * mean) ** 2)
+    spread = widen * numpy.sqrt(between(groups) + (drift * mean) ** 2)
     return mean + generator.normal(0.0, spread, RESAMPLES)
 
 

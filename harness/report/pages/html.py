@@ -53,8 +53,8 @@ ANSWER_LEGEND = (
     "%s %s" % (questions.MATRIX_NOTE % "one hover (or a focus: Tab) "
                "away, and printed with the page", questions.MARKS_NOTE))
 # The findings matrix: its question column's width, and the least an
-# answer column gets before the page scrolls sideways (rem); at 1400 px
-# sixteen interpreters fit.
+# answer column gets before the page scrolls sideways (rem; a column grows
+# to hold its widest answer); at 1400 px sixteen interpreters fit.
 QUESTION_REM = 16
 ANSWER_REM = 4
 # Flags colour by a class where they differ from the rest (not
@@ -168,9 +168,12 @@ def answer_cell(cell, numbered, kind, common=""):
                         tip=one_line(cell.text))
     marks = "".join(mark for mark in questions.matrix_marks(cell)
                     if mark not in common)
+    tip = cell.display
+    if cell.cost:
+        tip += " -- " + questions.cost_wording(cell.cost)
     return HtmlCell(one_line(cell.short), flag_groups(marks),
                     answer_class(cell, kind), note=one_line(cell.note),
-                    tip=one_line(cell.display))
+                    tip=one_line(tip))
 
 
 def html_table(table, anchor, title, note):
@@ -391,6 +394,6 @@ def page(environment, title, intro, tables, plot_tables=True, found=None,
         unanswered_title=questions.UNANSWERED_TITLE,
         shades=[(css, text) for css, _, _, text in SHADES],
         answer_legend=ANSWER_LEGEND,
-        question_rem=QUESTION_REM,
+        question_rem=QUESTION_REM, answer_rem=ANSWER_REM,
         matrix_rem=lambda columns: QUESTION_REM + ANSWER_REM * columns,
         figure_css=Markup(figure_css))

@@ -9,6 +9,7 @@ import json
 import math
 
 from gilbench.report.numbers.cells import spaced
+from gilbench.report.tables import questions
 
 SCHEMA = "gilbench-report"
 VERSION = 1
@@ -37,15 +38,23 @@ def cell(found):
     }
 
 
+def answer(found):
+    """A finding's answer: its cell, and what measuring it cost."""
+    cost = None
+    if found.cost:
+        cost = dict(found.cost, text=questions.cost_wording(found.cost))
+    return dict(cell(found), cost=cost)
+
+
 def finding(row, interpreters):
     return {
         "family": row.family,
         "question": row.question,
         "kind": row.declaration["cell"]["kind"],
         "evidence": row.evidence or None,
-        "answers": [dict(cell(answer), interpreter=interpreter)
-                    for interpreter, answer in zip(interpreters,
-                                                   row.answers)],
+        "answers": [dict(answer(found), interpreter=interpreter)
+                    for interpreter, found in zip(interpreters,
+                                                  row.answers)],
     }
 
 

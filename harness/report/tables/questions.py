@@ -12,7 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from gilbench.model.findings import N_PLACE, USABLE
-from gilbench.model.resultformat import EXTENDED_KEY, INTERPRETER
+from gilbench.model.resultformat import (
+    EXTENDED_KEY,
+    INTERPRETER,
+    SECONDS_KEY,
+)
 from gilbench.report import kinds
 from gilbench.report.data import interpreters
 from gilbench.report.data.lookup import Lookup, Recording
@@ -22,9 +26,14 @@ from gilbench.report.tables import builds, pivot
 TITLE = "Findings"
 INTRO = ("Each family's questions, answered per interpreter from the "
          "tables below. %s ? marks an answer that is not significant; "
-         "(up to N processes), a + in the matrix: an answer whose "
-         "benchmarks got more worker processes than the run gave them "
-         "(gilbench refine)."
+         "a + in the matrix, an answer with a note: (up to N processes), "
+         "its benchmarks got more worker processes than their first look "
+         "(the run's rounds, or gilbench refine); \"differs from\", the "
+         "same question at a contrasting point its family declares "
+         "(another value of one of its dimensions) is answered "
+         "significantly differently there (the two intervals do not "
+         "overlap), and both answers are given.  What each answer's "
+         "measurement cost is one hover away."
          % intervals.NOTE)
 # What the compact matrix leaves out of a cell, and where it is.
 MATRIX_NOTE = ("The matrix shows each answer alone, with its marks; its "
@@ -244,7 +253,9 @@ def findings_table(results, families):
                 del reads[:]
                 found_cell = answer(kind, declaration, records, lookup,
                                     result.interpreter, result.planned_cpus)
-                answers.append(_with_processes(
+                found_cell = contrasted(found_cell, kind, declaration,
+                                        records, lookup, result)
+                answers.append(_with_cost(
                     replace(found_cell, read=tuple(reads))))
             table.rows.append(Finding(
                 family, asked(declaration["question"], planned), declaration,
@@ -256,16 +267,82 @@ def findings_table(results, families):
     return table
 
 
+def contrasted(found, kind, declaration, records, lookup, result):
+    """``found`` with a note giving both answers where the declaration's
+    contrast (another value of dimensions its point names) is answered
+    significantly differently: their 95% intervals do not overlap, a
+    conservative test that needs nothing of the kind but its interval."""
+    contrast = declaration.get("contrast")
+    if not contrast or found.missing:
+        return found
+    other = answer(kind, dict(declaration, at=dict(declaration["at"],
+                                                   **contrast)),
+                   records, lookup, result.interpreter, result.planned_cpus)
+    if other.missing or not apart(found.interval, other.interval):
+        return found
+    said = ", ".join("%s=%s" % (dim, declaration["at"][dim])
+                     for dim in contrast)
+    other_said = ", ".join("%s=%s" % item for item in contrast.items())
+    return replace(found, note=cells.spaced(found.note, "(%s: %s; differs "
+                                            "from %s: %s)" % (
+                                                said, found.short,
+                                                other_said, other.text)))
+
+
+def apart(one, other):
+    """Whether two intervals do not overlap."""
+    return (one is not None and other is not None
+            and (one[1] < other[0] or other[1] < one[0]))
+
+
 def processes(record):
     """How many worker processes measured ``record``."""
     return len(record.run_values) or 1
 
 
-def _with_processes(found):
-    """An answer that reads benchmarks gilbench extend added worker
-    processes to says how many the most measured of them got."""
-    if found.missing or not any(EXTENDED_KEY in r.recorded_runs
-                                for r in found.read):
+def _with_cost(found):
+    """An answer with what measuring its benchmarks cost; one that read
+    benchmarks given more worker processes than their first look says
+    how many the most measured of them got."""
+    if found.missing or not found.read:
+        return found
+    found = replace(found, cost=cost(found.read))
+    if not any(r.looks > 1 or EXTENDED_KEY in r.recorded_runs
+               for r in found.read):
         return found
     most = max(processes(r) for r in found.read)
-    return replace(found, note="(up to %d processes)" % most)
+    return replace(found, note=cells.spaced(
+        "(up to %d processes)" % most, found.note))
+
+
+def cost(records):
+    """What measuring ``records`` cost: {"seconds" (their programs' wall
+    time, 0 where not recorded), "looks", "decision_looks" (the most of
+    any), "processes", "values" (per process; [fewest, most]), "stopped"
+    (why, each reason once)}."""
+    per_process = [len(values) for r in records for values in r.run_values]
+    counts = [processes(r) for r in records]
+    return {"seconds": round(sum(r.recorded.get(SECONDS_KEY, 0.0)
+                                 for r in records), 1),
+            "looks": max(r.looks for r in records),
+            "decision_looks": max(r.decision_looks for r in records),
+            "processes": [min(counts), max(counts)],
+            "values": [min(per_process or [0]), max(per_process or [0])],
+            "stopped": sorted({r.stopped or "fixed" for r in records})}
+
+
+def cost_wording(found):
+    """The cost as words: "2-6 worker processes x 2-3 values, 3 looks,
+    4.1 s; stopped: decided, narrow; interval widened for 2 decision
+    looks"."""
+    def span(pair):
+        return "%d" % pair[0] if pair[0] == pair[1] else "%d-%d" % tuple(pair)
+    said = "%s worker processes x %s values, %d look%s%s; stopped: %s" % (
+        span(found["processes"]), span(found["values"]), found["looks"],
+        "" if found["looks"] == 1 else "s",
+        ", %.1f s" % found["seconds"] if found["seconds"] else "",
+        ", ".join(found["stopped"]))
+    if found["decision_looks"] > 1:
+        said += "; interval widened for %d decision looks" % found[
+            "decision_looks"]
+    return said

@@ -1,0 +1,429 @@
+"""How much each benchmark is measured: the run's design.
+
+One object owns sizing, and the run, ``gilbench extend`` (and so
+``refine``), the busy re-measure and the plan all ask it:
+
+``fixed``
+    the recipe every benchmark got before the design sized itself: the
+    user's pyperf sizing options, else the quick profile, else the case's
+    own ``sizing``, else 2 worker processes x (1 warmup + 3 values of at
+    least 40 ms); a benchmark measured while the machine was busy is
+    measured once more.  Kept to compare against.
+``adaptive`` (the default)
+    a *first look* -- 2 worker processes x 2 values of at least 20 ms (and
+    a warmup on PyPy), loops calibrated to the minimum time rather than
+    doubled past it -- then *rounds* (``gilbench.runner.rounds``) that
+    give more worker processes to the benchmarks that still need them,
+    within a time budget: a benchmark whose mean is wider than
+    :data:`TARGET` between its processes, and one that an undecided
+    finding reads.  How many processes and values a round adds follows
+    Kalibera and Jones ("Rigorous Benchmarking in Reasonable Time", ISMM
+    2013, with their corrected estimator): the variance of the values
+    within a process and of the processes' means beyond it, each level's
+    cost, the optimal values per process
+    r = ceil(sqrt((c_process / c_value) * T1^2 / T2^2)), and as many
+    processes as bring the mean's spread to the target.
+
+Stopping on an interval's *width* needs no correction; stopping an
+answer once it is *significant* does (about 20% false decisions instead
+of 5% over ten looks).  So every benchmark counts its *decision looks*:
+the looks at which an undecided finding kept it going.  The report widens
+such a benchmark's interval as Bonferroni over those looks asks
+(gilbench.report.numbers.intervals).
+
+The variances are of log values (times vary by factors), from the
+standard library's ``statistics`` (pyperf's own; its backport on 2.7).
+Worker side: Python 2.7-compatible, no numpy.
+"""
+from __future__ import division
+
+import argparse
+import math
+import statistics
+
+from gilbench.errors import UsageError
+
+FIXED, ADAPTIVE = "fixed", "adaptive"
+DESIGNS = (ADAPTIVE, FIXED)
+
+# The fixed recipe's defaults: pyperf's own (20 processes, 0.1 s values)
+# take minutes per benchmark; one warmup of >= 40 ms is far past PyPy's
+# JIT tracing threshold for these call loops.
+DEFAULT_PROCESSES = 2
+DEFAULT_VALUES = 3
+DEFAULT_WARMUPS = 1
+DEFAULT_MIN_TIME = 0.04
+# --quick, unless sized: one value fewer, values of >= 20 ms.
+QUICK_PYPERF = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.02"]
+
+# The adaptive first look: two processes (the fewest that show the
+# spread between processes) of two values each (the fewest that show the
+# spread within one), with no warmup where the first value is like the
+# others (a CPython fork has imported and set the case up already;
+# docs/reading.rst gives the figures) and one where a JIT compiles the
+# loop first (PyPy).
+FIRST_PROCESSES = 2
+FIRST_VALUES = 2
+FIRST_WARMUPS = {"PyPy": 1}
+FIRST_MIN_TIME = 0.02
+# A benchmark never gets more worker processes than this, nor a round
+# more values per process.
+MOST_PROCESSES = 16
+MOST_VALUES = 8
+# The run-to-run drift the report adds to every mean (a relative standard
+# deviation, measured by A/A re-runs: docs/reading.rst, "Intervals"), and
+# the spread between processes a benchmark is measured down to: half of
+# it, beyond which more processes narrow an interval by under 12%.
+RUN_DRIFT = 0.05
+TARGET = RUN_DRIFT / 2
+# The default budget: the fixed recipe's estimated time times this (so
+# --quick, --rigorous and --fast, which size that recipe, size it too);
+# a run's rounds end this many seconds before it, for the run's own end
+# (the result file written from the journal).
+BUDGET_SHARE = 0.5
+END_RESERVE = 2.0
+
+# Why a benchmark's measurement stopped (gilbench_stopped).
+NARROW = "narrow"      # its processes agree within TARGET
+DECIDED = "decided"    # undecided findings kept it going; now decided
+BUDGET = "budget"      # it still needed more when the budget was spent
+BUSY = "busy"          # the rounds stopped on a busy machine
+LIMIT = "limit"        # MOST_PROCESSES reached
+RECIPE = "fixed"       # the fixed design measures once
+FAILED = "failed"      # a later measurement failed; the earlier are kept
+STOPS = (NARROW, DECIDED, BUDGET, BUSY, LIMIT, RECIPE, FAILED)
+
+# The plan's cost model (docs/reading.rst, "What a default run measures",
+# says how it was fitted): a benchmark program's start, a worker
+# process's start, a fork its case makes before the clock, the loop
+# calibration and a value, in minimum times (doubling lands a value
+# between one and two minimum times; a calibration that scales the loops
+# lands it just past one).
+PROGRAM_SECONDS = 0.1
+PROCESS_SECONDS = 0.05
+FORK_SECONDS = 0.005
+CALIBRATION_TIMES = 2.0
+VALUE_TIMES = 2.0
+SCALED_CALIBRATION_TIMES = 1.5
+SCALED_VALUE_TIMES = 1.1
+
+_SIZED = ("-p", "--processes", "-n", "--values", "-w", "--warmups",
+          "--min-time", "-l", "--loops")  # each takes a value
+_FLAGS = ("--fast", "--rigorous")
+
+
+class Sizing(object):
+    """One measurement of a benchmark: pyperf's sizing options and what
+    they mean.  ``scaled``: calibrate the loops to the minimum time (the
+    adaptive first look), not pyperf's doubling past it."""
+
+    def __init__(self, options, scaled=False):
+        self.options = list(options)
+        self.scaled = scaled
+        told = _sizing_parser().parse_known_args(self.options)[0]
+        numbers = {}
+        for name in ("processes", "warmups", "values", "min_time"):
+            try:
+                numbers[name] = float(getattr(told, name))
+            except ValueError:  # pyperf refuses it when the run starts
+                numbers[name] = float(_sizing_parser().get_default(name))
+        if told.rigorous:
+            numbers["processes"] *= 2
+        elif told.fast:
+            numbers["processes"] = max(numbers["processes"] // 2, 3)
+            numbers["values"] = max(numbers["values"] * 2 // 3, 2)
+        self.processes = int(numbers["processes"])
+        self.values = int(numbers["values"])
+        self.warmups = int(numbers["warmups"])
+        self.min_time = numbers["min_time"]
+        self.loops = told.loops
+
+    def with_loops(self, loops):
+        """The same, at ``loops`` (no calibration)."""
+        if self.loops is not None or not loops:
+            return self
+        return Sizing(self.options + ["--loops", str(loops)])
+
+    def seconds(self, forks=0, calibrates=True):
+        """The estimated seconds of this measurement (the plan's model)."""
+        value_times = SCALED_VALUE_TIMES if self.scaled else VALUE_TIMES
+        calibration = 0.0
+        if calibrates and self.loops is None:
+            calibration = self.min_time * (
+                SCALED_CALIBRATION_TIMES if self.scaled
+                else CALIBRATION_TIMES)
+        per_process = (PROCESS_SECONDS + FORK_SECONDS * forks
+                       + self.min_time * value_times
+                       * (self.warmups + self.values))
+        if not self.scaled:  # the fixed model was fitted this way
+            per_process += calibration
+            calibration = 0.0
+        return PROGRAM_SECONDS + calibration + self.processes * per_process
+
+
+def _sizing_parser():
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("-p", "--processes", default=DEFAULT_PROCESSES)
+    parser.add_argument("-w", "--warmups", default=DEFAULT_WARMUPS)
+    parser.add_argument("-n", "--values", default=DEFAULT_VALUES)
+    parser.add_argument("--min-time", default=DEFAULT_MIN_TIME)
+    parser.add_argument("-l", "--loops", type=int, default=None)
+    parser.add_argument("--rigorous", action="store_true")
+    parser.add_argument("--fast", action="store_true")
+    return parser
+
+
+def split_options(pyperf_options):
+    """(the sizing options among ``pyperf_options``, the rest)."""
+    sizing, rest, taking = [], [], False
+    for token in pyperf_options:
+        name = token.split("=")[0]
+        if taking:
+            sizing.append(token)
+            taking = False
+        elif token in _SIZED:
+            sizing.append(token)
+            taking = True
+        elif name in _SIZED + _FLAGS:
+            sizing.append(token)
+        else:
+            rest.append(token)
+    return sizing, rest
+
+
+_ALIASES = {"--loops": ("-l", "--loops"), "--min-time": ("--min-time",)}
+
+
+def first_warmups(implementation=None):
+    """The first look's warmups per worker process on this interpreter
+    (or ``implementation``, as platform names it)."""
+    import platform
+    return FIRST_WARMUPS.get(implementation
+                             or platform.python_implementation(), 0)
+
+
+def _given(options, name):
+    """Whether ``options`` set ``name`` (by any of its spellings)."""
+    return any(o.split("=")[0] in _ALIASES[name] for o in options)
+
+
+def _value_length(spec_sizing):
+    """{option: value} of the case's own loops and minimum time (how long
+    its values are), without its repetitions, which are the design's."""
+    told = _sizing_parser().parse_known_args(list(spec_sizing))[0]
+    kept = {}
+    if _given(spec_sizing, "--min-time"):
+        kept["--min-time"] = str(told.min_time)
+    if told.loops is not None:
+        kept["--loops"] = str(told.loops)
+    return kept
+
+
+class Design(object):
+    """How a run sizes its benchmarks; see the module's doc."""
+
+    def __init__(self, kind=ADAPTIVE, quick=False, sizing=(), budget=None):
+        if kind not in DESIGNS:
+            raise UsageError("--design %r: one of %s" % (
+                kind, ", ".join(DESIGNS)))
+        if budget is not None and not budget > 0:  # also refuses NaN
+            raise UsageError("--budget must be a positive number of "
+                             "seconds")
+        self.kind = kind
+        self.quick = quick
+        self.sizing = list(sizing)  # the user's pyperf sizing options
+        self.told_budget = budget
+
+    @property
+    def adaptive(self):
+        return self.kind == ADAPTIVE
+
+    def describe(self):
+        """What a journal header and RUN_KEY keep of the design."""
+        return {"design": self.kind, "budget": self.told_budget}
+
+    def recipe(self, bench):
+        """The fixed design's sizing of ``bench``."""
+        if self.sizing:
+            return Sizing(self.sizing)
+        if self.quick:
+            return Sizing(QUICK_PYPERF)
+        return Sizing(bench.spec.sizing if bench is not None else ())
+
+    def first(self, bench, loops=None):
+        """The first measurement of ``bench``: the whole recipe (fixed)
+        or the first look (adaptive); ``loops`` an earlier run's."""
+        if not self.adaptive:
+            return self.recipe(bench).with_loops(loops)
+        # --rigorous and --fast size the budget, not a measurement.
+        told = [o for o in self.sizing if o not in _FLAGS]
+        options = told or ["-p", str(FIRST_PROCESSES),
+                           "-n", str(FIRST_VALUES),
+                           "-w", str(first_warmups())]
+        length = _value_length(bench.spec.sizing if bench else ())
+        for name, default in (("--min-time", str(FIRST_MIN_TIME)),
+                              ("--loops", None)):
+            if _given(told, name):
+                continue
+            if name in length:
+                options += [name, length[name]]
+            elif default is not None and not told:
+                options += [name, default]
+        return Sizing(options, scaled=True).with_loops(loops)
+
+    def budget(self, benchmarks):
+        """The adaptive run's time budget in seconds, first looks
+        included: the one told, else BUDGET_SHARE of the fixed recipe's
+        estimate for ``benchmarks`` (those that can run).  The recipe is
+        the full one even for --quick, whose quick profile is about the
+        first look itself: --quick's budget is smaller by its fewer
+        benchmarks; --rigorous's larger by its doubled processes."""
+        if self.told_budget is not None:
+            return self.told_budget
+        full = Design(FIXED, sizing=self.sizing)
+        return BUDGET_SHARE * sum(full.recipe(b).seconds(forks_of(b))
+                                  for b in benchmarks)
+
+    def more(self, groups, costs, needs_finding, processes_so_far):
+        """The next round for a benchmark: (processes to add, values per
+        process), or None when it needs no more.  ``groups``: its values
+        per worker process; ``costs``: (seconds per value, seconds per
+        process besides its values); ``needs_finding``: an undecided
+        finding reads it."""
+        if processes_so_far >= MOST_PROCESSES:
+            return None
+        wide = not narrow(groups)
+        if not (wide or needs_finding):
+            return None
+        return next_round(groups, costs, processes_so_far)
+
+
+def repeat(loops, warmups, processes, values):
+    """The sizing of ``processes`` more worker processes measured as a
+    benchmark's earlier ones were (their ``loops`` and ``warmups``), with
+    ``values`` each."""
+    return Sizing(["-p", str(processes), "-n", str(values),
+                   "-w", str(warmups), "--loops", str(loops)])
+
+
+def costs(runs):
+    """(seconds per value, seconds per worker process besides its values)
+    of pyperf ``runs`` with values: a value is its per-loop time times its
+    loops; a process adds its start to what pyperf's ``duration`` holds
+    besides the values (set-up, warmups, metadata)."""
+    per_value, per_process = [], []
+    for run in runs:
+        meta = run.get_metadata()
+        scale = meta.get("loops", 1) * meta.get("inner_loops", 1)
+        raw = [value * scale for value in run.values]
+        per_value.extend(raw)
+        per_process.append(max(meta.get("duration", 0.0) - sum(raw), 0.0))
+    return (statistics.mean(per_value) if per_value else 0.0,
+            PROCESS_SECONDS + (statistics.mean(per_process)
+                               if per_process else 0.0))
+
+
+def forks_of(bench, count_units=("processes", "workers")):
+    """Processes a worker process of ``bench`` starts before the clock."""
+    if bench is None:
+        return 0
+    return max([bench.params[axis.name] for axis in bench.spec.axes
+                if axis.open and axis.unit in count_units] + [0])
+
+
+def logged(groups):
+    """``groups`` (values per worker process) as logs, where every value
+    is positive; else as they are (a recorded figure can be 0)."""
+    flat = [v for g in groups for v in g]
+    if flat and all(v > 0 for v in flat):
+        return [[math.log(v) for v in g] for g in groups if g]
+    return [list(g) for g in groups if g]
+
+
+def between_processes(groups):
+    """The variance of the mean of ``groups`` (a sequence of values per
+    worker process) from process to process: of the process means over
+    their number, and never below what the values' own scatter gives
+    (two process means can agree by chance)."""
+    data = [v for g in groups for v in g]
+    scatter = statistics.variance(data) / len(data) if len(data) > 1 else 0.0
+    filled = [g for g in groups if len(g)]
+    if len(filled) < 2:
+        return scatter
+    means = [statistics.mean(g) for g in filled]
+    return max(statistics.variance(means) / len(means), scatter)
+
+
+def narrow(groups, target=TARGET):
+    """Whether the mean of ``groups`` (raw values per process) varies
+    from process to process by at most ``target`` (relative), from at
+    least two processes."""
+    logs = logged(groups)
+    if len(logs) < 2:
+        return False
+    return between_processes(logs) <= target ** 2
+
+
+def components(groups):
+    """Kalibera and Jones's variance components of ``groups`` (raw values
+    per process), on the log scale: (T1^2 within a process, T2^2 between
+    processes beyond it), with their corrected estimator T2^2 = S2^2 -
+    S1^2 / r; None where a level shows no spread yet."""
+    logs = logged(groups)
+    within = [statistics.variance(g) for g in logs if len(g) >= 2]
+    t1 = statistics.mean(within) if within else None
+    if len(logs) < 2:
+        return t1, None
+    means = [statistics.mean(g) for g in logs]
+    per_process = statistics.mean([len(g) for g in logs])
+    s2 = statistics.variance(means)
+    return t1, max(s2 - (t1 or 0.0) / per_process, 0.0)
+
+
+def optimal_values(t1, t2, costs):
+    """Kalibera and Jones's optimal values per process:
+    ceil(sqrt((c_process / c_value) * T1^2 / T2^2)), within 1 and
+    MOST_VALUES (most, where processes agree beyond the values' scatter;
+    one, where values agree)."""
+    value_seconds, process_seconds = costs
+    if not t1:
+        return 1
+    if not t2 or value_seconds <= 0:
+        return MOST_VALUES
+    wanted = math.sqrt(process_seconds / value_seconds * t1 / t2)
+    return int(min(max(math.ceil(wanted), 1), MOST_VALUES))
+
+
+def benefit(groups, processes, values):
+    """How much a step of ``processes`` more processes with ``values``
+    each lowers the variance of the mean of ``groups`` (relative, on the
+    log scale): the report's estimate now, less Kalibera and Jones's
+    projection after it."""
+    t1, t2 = components(groups)
+    now = between_processes(logged(groups))
+    after = ((t2 or 0.0) + (t1 or 0.0) / values) / (len(groups) + processes)
+    return max(now - after, 0.0)
+
+
+def next_round(groups, costs, processes_so_far, target=TARGET):
+    """(processes to add, values each): as many processes as bring the
+    mean's spread to ``target`` at the optimal values per process, at
+    least two and at most as many again as it has (so the next look
+    re-estimates the spread), within MOST_PROCESSES."""
+    t1, t2 = components(groups)
+    values = optimal_values(t1, t2, costs)
+    spread = (t2 or 0.0) + (t1 or 0.0) / values
+    needed = int(math.ceil(spread / target ** 2)) - processes_so_far
+    add = min(max(needed, 2), max(processes_so_far, 2),
+              MOST_PROCESSES - processes_so_far)
+    if add <= 0:
+        return None
+    return add, values
+
+
+def from_args(args, pyperf_options):
+    """(the Design ``args`` ask for, pyperf's options without sizing)."""
+    sizing, rest = split_options(pyperf_options)
+    return Design(getattr(args, "design", None) or ADAPTIVE,
+                  quick=getattr(args, "quick", False), sizing=sizing,
+                  budget=getattr(args, "budget", None)), rest

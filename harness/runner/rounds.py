@@ -1,0 +1,221 @@
+"""An adaptive run's rounds, and ``gilbench extend``'s: more worker
+processes where an answer still needs them, within a time budget.
+
+Each round asks the judge (gilbench.runner.judging) which benchmarks an
+undecided finding still reads, asks the design (gilbench.model.design)
+how many more worker processes, and values each, every benchmark needs
+-- one whose mean is wider than the design's target between its
+processes, or one a finding needs -- and measures them, cheapest first,
+within what is left of the budget.  The rounds end when none needs more,
+the budget is spent, or the machine is busy: when over half of a round's
+measurements read busy (other processes took more than ``BUSY_SHARE`` of
+their CPUs), the rest of the budget is left unspent and the run says so.
+A measurement that read busy is not kept.
+
+Each benchmark's state goes with its runs (gilbench.model.resultformat):
+its looks at the values, its decision looks (the looks at which an
+undecided finding kept it going, which the report corrects its interval
+for) and, at the end, why it stopped.  Where it is kept -- a run's
+journal, or an existing result file -- is the store's business
+(gilbench.runner.stores).
+"""
+from __future__ import print_function
+
+import time
+
+from gilbench.model import design as designs
+from gilbench.model.resultformat import BUSY_SHARE
+from gilbench.runner import judging, remeasure
+
+
+class Step(object):
+    """One benchmark's part of a round."""
+
+    def __init__(self, index, add, values, cost, needed, gain):
+        self.index = index
+        self.add = add
+        self.values = values
+        self.cost = cost
+        self.needed = needed  # an undecided finding reads it
+        self.gain = gain  # how much it narrows the mean, per second
+
+
+class Outcome(object):
+    """What the rounds did, for the run's last lines."""
+
+    def __init__(self):
+        self.rounds = 0
+        self.processes = 0
+        self.extended = set()
+        self.discarded = 0  # measurements that read busy
+        self.failed = {}  # index: why a later measurement failed
+        self.ended = None  # why the rounds ended
+        self.judged = False  # a judge was asked
+        self.judge_failed = None
+        self.undecided = None  # the last verdict's counts, if judged
+        self.cannot = None
+
+    def lines(self, budget, spent):
+        said = ["%d round%s: %d more worker processes for %d benchmarks; "
+                "%s (%.0f s of a %.0f s budget spent)" % (
+                    self.rounds, "" if self.rounds == 1 else "s",
+                    self.processes, len(self.extended), self.ended,
+                    spent, budget)]
+        if self.undecided is not None:
+            said.append("%d answers undecided, %d of them within the "
+                        "run-to-run drift (more processes cannot decide "
+                        "them)" % (self.undecided, self.cannot))
+        if self.discarded:
+            said.append("%d measurements read busy and were not kept"
+                        % self.discarded)
+        if self.judge_failed:
+            said.append("findings not judged (%s): each benchmark was "
+                        "measured by its spread alone" % self.judge_failed)
+        elif not self.judged and self.rounds:
+            said.append("findings not judged (no report side here; %s "
+                        "names one): each benchmark was measured by its "
+                        "spread alone, and gilbench refine judges them"
+                        % judging.ENVIRONMENT)
+        return said
+
+
+def busy(runs):
+    """Whether pyperf ``runs`` (one measurement's) were measured on a busy
+    machine (gilbench.runner.remeasure.share_of)."""
+    return (remeasure.share_of(runs) or 0.0) > BUSY_SHARE
+
+
+def _wanted(store, design, needed, failed):
+    """[Step] of every benchmark that needs more, and the indexes at the
+    most processes that would still need more."""
+    steps, limited = [], []
+    for index, runs in store.measured().items():
+        if index in failed:
+            continue
+        groups = [run.values for run in runs]
+        costs = designs.costs(runs)
+        name = store.benchmarks[index].name
+        want = design.more(groups, costs, name in needed, len(runs))
+        if want is None:
+            if len(runs) >= designs.MOST_PROCESSES and (
+                    name in needed or not designs.narrow(groups)):
+                limited.append(index)
+            continue
+        add, values = want
+        cost = designs.PROGRAM_SECONDS + add * (costs[1]
+                                                 + values * costs[0])
+        steps.append(Step(index, add, values, cost, name in needed,
+                          designs.benefit(groups, add, values) / cost))
+    # Answers a finding waits on first, cheapest first; then what narrows
+    # a mean most for its seconds.
+    steps.sort(key=lambda step: (not step.needed,
+                                 step.cost if step.needed else -step.gain))
+    return steps, limited
+
+
+def spend(store, design, deadline, judge=None, say=None):
+    """Rounds until none needs more, ``deadline`` (a time.time()) passes,
+    or the machine is busy; every benchmark's stop reason recorded, and
+    the judge closed.  Returns an Outcome."""
+    try:
+        return _spend(store, design, deadline, judge, say)
+    finally:
+        if judge is not None and hasattr(judge, "close"):
+            judge.close()
+
+
+def _spend(store, design, deadline, judge, say):
+    outcome = Outcome()
+    number = store.rounds_done()
+    steps, limited = [], []
+    while True:
+        # No judgement is worth its seconds once the budget is spent.
+        needed = (_judged(store, judge, outcome) if time.time() < deadline
+                  else set())
+        steps, limited = _wanted(store, design, needed, outcome.failed)
+        if not steps:
+            outcome.ended = "every answer narrow or decided"
+            break
+        left = deadline - time.time()
+        chosen = [step for step in steps if step.cost <= left]
+        if not chosen:
+            outcome.ended = "the budget is spent"
+            break
+        number += 1
+        measured, read_busy = _round(store, chosen, number, needed,
+                                     deadline, outcome, say)
+        outcome.rounds += 1
+        store.round_done(number)
+        if measured and read_busy * 2 > measured:
+            outcome.ended = ("the machine is busy: %d of %d measurements "
+                             "of round %d read over %d%% of the CPUs "
+                             "taken by other processes; the rest of the "
+                             "budget is left" % (read_busy, measured,
+                                                 number, BUSY_SHARE * 100))
+            break
+        if not measured:
+            outcome.ended = "the budget is spent"
+            break
+    store.finish(_stops(store, outcome, steps, limited))
+    return outcome
+
+
+def _judged(store, judge, outcome):
+    """The names an undecided finding reads (a set), from the judge."""
+    if judge is None:
+        return set()
+    outcome.judged = True
+    verdict = judge(store.snapshot())
+    if verdict is None:
+        outcome.judge_failed = judge.failed
+        return set()
+    outcome.undecided, outcome.cannot = verdict.undecided, verdict.cannot
+    return verdict.open
+
+
+def _round(store, chosen, number, needed, deadline, outcome, say):
+    """Measure ``chosen``; (measured, of them busy)."""
+    measured = read_busy = 0
+    if say:
+        say("round %d: up to %d more worker processes for %d benchmarks "
+            "(about %.0f s; %.0f s left)" % (
+                number, sum(step.add for step in chosen), len(chosen),
+                sum(step.cost for step in chosen), deadline - time.time()))
+    for step in chosen:
+        if time.time() + step.cost > deadline:
+            continue
+        runs, why = store.measure(step.index, step.add, step.values,
+                                  "r%d." % number)
+        if why is not None:
+            outcome.failed[step.index] = why
+            continue
+        measured += 1
+        if busy(runs):
+            read_busy += 1
+            outcome.discarded += 1
+            continue
+        name = store.benchmarks[step.index].name
+        store.add(step.index, number, decided_by=name in needed)
+        outcome.processes += step.add
+        outcome.extended.add(step.index)
+    return measured, read_busy
+
+
+def _stops(store, outcome, steps, limited):
+    """{index: why its measurement stopped} of every measured benchmark."""
+    still = set(step.index for step in steps)
+    over = (designs.BUSY if outcome.ended and outcome.ended.startswith(
+        "the machine is busy") else designs.BUDGET)
+    stops = {}
+    for index in store.measured():
+        if index in outcome.failed:
+            stops[index] = designs.FAILED
+        elif index in still:
+            stops[index] = over
+        elif index in limited:
+            stops[index] = designs.LIMIT
+        elif store.state(index).get("decision_looks", 1) > 1:
+            stops[index] = designs.DECIDED
+        else:
+            stops[index] = designs.NARROW
+    return stops

@@ -1,0 +1,179 @@
+"""The run's design (gilbench.model.design): the fixed recipe and the
+adaptive first look, the budget, and how many more worker processes and
+values a benchmark's variance components ask for (Kalibera and Jones)."""
+import math
+import random
+from types import SimpleNamespace
+
+import pytest
+
+from gilbench.errors import UsageError
+from gilbench.model import design as designs
+from gilbench.model.registry import CaseSpec
+
+
+def _bench(sizing=(), axes=()):
+    spec = CaseSpec("fam", "case", "v", "python", lambda params: None,
+                    "a case", axes=list(axes), sizing=list(sizing))
+    return SimpleNamespace(spec=spec, params={"threads": 1}, name="b")
+
+
+def _groups(means, per_process=3, scatter=0.001, seed=1):
+    """Values per worker process around each of ``means``."""
+    rng = random.Random(seed)
+    return [[mean * math.exp(rng.gauss(0.0, scatter))
+             for _ in range(per_process)] for mean in means]
+
+
+def test_the_fixed_recipe_is_the_users_then_quick_then_the_cases():
+    bench = _bench(["-n", "6"])
+    assert designs.Design(designs.FIXED).first(bench).options == ["-n", "6"]
+    quick = designs.Design(designs.FIXED, quick=True).first(bench)
+    assert quick.options == designs.QUICK_PYPERF
+    told = designs.Design(designs.FIXED, quick=True,
+                          sizing=["-p", "5"]).first(bench)
+    assert (told.processes, told.values) == (5, designs.DEFAULT_VALUES)
+    assert not told.scaled
+    # An earlier run's loops skip the calibration; the user's win.
+    assert designs.Design(designs.FIXED).first(bench, 64).loops == 64
+    assert designs.Design(designs.FIXED, sizing=["-l", "8"]).first(
+        bench, 64).loops == 8
+
+
+def test_the_first_look_keeps_the_cases_value_length_not_its_repetitions():
+    first = designs.Design().first(_bench(["-n", "6", "--loops", "40"]))
+    assert first.scaled
+    assert (first.processes, first.values, first.warmups) == (
+        designs.FIRST_PROCESSES, designs.FIRST_VALUES,
+        designs.first_warmups())
+    assert first.loops == 40
+    short = designs.Design().first(_bench(["--min-time", "0.01"]))
+    assert short.min_time == 0.01 and short.values == designs.FIRST_VALUES
+    # The user's sizing is the first look; --rigorous sizes the budget.
+    told = designs.Design(sizing=["-p", "1", "-n", "1", "--rigorous"]).first(
+        _bench(["--loops", "40"]))
+    assert (told.processes, told.values) == (1, 1)
+    assert "--rigorous" not in told.options
+
+
+def test_a_jit_gets_a_warmup_in_its_first_look_and_cpython_none():
+    assert designs.first_warmups("PyPy") == 1
+    assert designs.first_warmups("CPython") == 0
+
+
+def test_the_first_look_costs_less_than_the_recipe():
+    bench = _bench()
+    first = designs.Design().first(bench)
+    recipe = designs.Design().recipe(bench)
+    assert first.seconds() < 0.5 * recipe.seconds()
+
+
+def test_the_budget_is_half_the_full_recipe_unless_told():
+    benches = [_bench() for _ in range(10)]
+    recipe = designs.Design().recipe(benches[0]).seconds()
+    assert designs.Design().budget(benches) == pytest.approx(5 * recipe)
+    # --quick's budget is the full recipe's for its (fewer) benchmarks.
+    assert designs.Design(quick=True).budget(benches[:4]) == pytest.approx(
+        2 * recipe)
+    rigorous = designs.Design(sizing=["--rigorous"]).budget(benches)
+    assert rigorous > 1.8 * designs.Design().budget(benches)
+    assert designs.Design(budget=7.5).budget(benches) == 7.5
+
+
+@pytest.mark.parametrize("kind, budget", [
+    ("sometimes", None), (designs.ADAPTIVE, 0), (designs.ADAPTIVE, -1),
+    (designs.ADAPTIVE, float("nan"))])
+def test_a_bad_design_or_budget_is_refused(kind, budget):
+    with pytest.raises(UsageError):
+        designs.Design(kind, budget=budget)
+
+
+def test_sizing_options_are_split_from_the_rest():
+    sizing, rest = designs.split_options(
+        ["-p", "3", "--affinity", "0", "--min-time=0.1", "--rigorous", "-v",
+         "-n", "4"])
+    assert sizing == ["-p", "3", "--min-time=0.1", "--rigorous", "-n", "4"]
+    assert rest == ["--affinity", "0", "-v"]
+
+
+def test_processes_that_agree_are_narrow_and_two_modes_are_not():
+    assert designs.narrow(_groups([100.0, 100.5]))
+    assert not designs.narrow(_groups([225.0, 444.0]))
+    assert not designs.narrow(_groups([100.0]))  # one process tells nothing
+    # Values that scatter widely are wide however the means fall.
+    assert not designs.narrow(_groups([100.0, 100.0], scatter=0.3))
+
+
+def test_the_variance_components_are_kalibera_and_jones():
+    numpy = pytest.importorskip("numpy")
+    groups = _groups([100.0, 120.0, 90.0, 110.0], per_process=4,
+                     scatter=0.05)
+    within, between = designs.components(groups)
+    logs = numpy.log(numpy.array(groups))
+    s1 = numpy.mean(numpy.var(logs, axis=1, ddof=1))
+    s2 = numpy.var(logs.mean(axis=1), ddof=1)
+    assert within == pytest.approx(s1)
+    assert between == pytest.approx(s2 - s1 / 4)
+
+
+def test_the_report_and_the_design_read_one_spread():
+    numpy = pytest.importorskip("numpy")
+    from gilbench.report.numbers import intervals
+    for seed in range(5):
+        groups = _groups([100.0, 103.0, 97.0], scatter=0.02, seed=seed)
+        logs = [numpy.log(numpy.array(g)) for g in groups]
+        assert designs.between_processes(designs.logged(groups)) == \
+            pytest.approx(intervals.between_processes(tuple(logs)))
+
+
+def test_where_processes_disagree_more_processes_of_few_values():
+    two_modes = _groups([225.0, 444.0, 230.0, 440.0])
+    added, values = designs.next_round(two_modes, (0.02, 0.05), 4)
+    assert values == 1
+    assert added == 4  # at most as many again: the spread is re-read
+    # Where processes agree beyond their values' scatter, values are
+    # cheaper: the most of them, and two more processes.
+    scattered = [[100.0, 130.0, 80.0], [95.0, 120.0, 110.0]]
+    assert designs.next_round(scattered, (0.02, 0.5), 2) == (
+        2, designs.MOST_VALUES)
+
+
+def test_the_optimal_values_follow_the_costs():
+    assert designs.optimal_values(0.01, 0.01, (0.02, 0.02)) == 1
+    assert designs.optimal_values(0.01, 0.01, (0.02, 0.5)) == 5
+    assert designs.optimal_values(0.01, 0.0, (0.02, 0.5)) == \
+        designs.MOST_VALUES
+    assert designs.optimal_values(None, 0.01, (0.02, 0.5)) == 1
+
+
+def test_more_is_asked_for_a_wide_benchmark_or_a_finding_only():
+    design = designs.Design()
+    agree = _groups([100.0, 100.2])
+    assert design.more(agree, (0.02, 0.05), False, 2) is None
+    assert design.more(agree, (0.02, 0.05), True, 2) is not None
+    assert design.more(_groups([100.0, 150.0]), (0.02, 0.05), False, 2)
+    many = _groups([100.0, 150.0] * (designs.MOST_PROCESSES // 2))
+    assert design.more(many, (0.02, 0.05), True,
+                       designs.MOST_PROCESSES) is None
+
+
+def test_costs_read_a_value_and_what_else_a_process_spent():
+    run = SimpleNamespace(values=[0.001, 0.001],
+                          get_metadata=lambda: {"loops": 20,
+                                                "duration": 0.1})
+    per_value, per_process = designs.costs([run])
+    assert per_value == pytest.approx(0.02)
+    assert per_process == pytest.approx(designs.PROCESS_SECONDS + 0.06)
+
+
+def test_more_processes_repeat_the_loops_and_warmups():
+    sizing = designs.repeat(loops=128, warmups=1, processes=3, values=2)
+    assert (sizing.processes, sizing.values, sizing.warmups,
+            sizing.loops) == (3, 2, 1, 128)
+
+
+def test_the_users_loops_by_either_name_are_kept():
+    for told in (["-l", "8"], ["--loops=8"]):
+        first = designs.Design(sizing=["-p", "1"] + told).first(
+            _bench(["--loops", "40"]))
+        assert first.loops == 8

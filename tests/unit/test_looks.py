@@ -1,0 +1,146 @@
+"""What a benchmark's measurement cost reaches the report: an answer's
+cost one hover away (HTML) and in the JSON answers, and an interval
+widened for the decision looks an adaptive run took (Bonferroni)."""
+import json
+import math
+import os
+import sys
+
+import pytest
+from helpers import ROOT, gil, write_result
+
+if sys.version_info < (3, 9):
+    pytest.skip("the report side needs Python >= 3.9",
+                allow_module_level=True)
+
+from gilbench.model.findings import finding  # noqa: E402
+from gilbench.model.resultformat import (  # noqa: E402
+    DECISION_LOOKS_KEY,
+    FINDINGS_KEY,
+    LOOKS_KEY,
+    STOPPED_KEY,
+)
+from gilbench.model.tables import ratio  # noqa: E402
+from gilbench.report.data import loader  # noqa: E402
+from gilbench.report.numbers import intervals  # noqa: E402
+from gilbench.report.pages import render  # noqa: E402
+from gilbench.report.tables import pivot, questions  # noqa: E402
+
+SLOWDOWN = ratio(over="variant", numerator="nogil", denominator="gil")
+
+
+def _file(tmp_path, looks=1, decision_looks=1, stopped="narrow",
+          processes=2):
+    cost = {LOOKS_KEY: looks, DECISION_LOOKS_KEY: decision_looks,
+            STOPPED_KEY: stopped}
+    runs = [[1e-6 * (1 + 0.01 * i), 1.01e-6 * (1 + 0.01 * i)]
+            for i in range(processes)]
+    return write_result(tmp_path, "py311.json", "3.11.7", [
+        (gil("trivial", "gil", "cython", 1), runs),
+        (gil("trivial", "nogil", "cython", 1),
+         [[v * 1.08 for v in run] for run in runs])],
+        tables=[], extra=dict(cost, **{FINDINGS_KEY: json.dumps([
+            finding("nogil over gil?", SLOWDOWN,
+                    at={"backend": "cython", "threads": 1})])}))
+
+
+def _answer(path, resampler=None):
+    results = loader.load_results([str(path)])
+    with intervals.resampling(resampler or intervals.Resampler()):
+        table = questions.findings_table(results,
+                                         pivot.family_order(results))
+    return table.rows[0].answers[0]
+
+
+def test_one_look_is_not_widened_and_more_are_as_bonferroni_asks():
+    assert intervals.looks_factor(1) == 1.0
+    assert intervals.looks_factor(2) == pytest.approx(2.2414 / 1.9600,
+                                                      rel=1e-3)
+    assert intervals.looks_factor(5) == pytest.approx(2.5758 / 1.9600,
+                                                      rel=1e-3)
+
+
+def test_an_answer_stopped_by_its_finding_has_a_wider_interval(tmp_path):
+    once = _answer(_file(tmp_path / "a"))
+    looked = _answer(_file(tmp_path / "b", looks=4, decision_looks=4,
+                           stopped="decided"))
+    uncorrected = _answer(_file(tmp_path / "c", looks=4, decision_looks=4,
+                                stopped="decided"),
+                          intervals.Resampler(correct_looks=False))
+
+    def width(cell):  # on the log scale the draws are widened on
+        return math.log(cell.interval[1] / cell.interval[0])
+    assert width(looked) == pytest.approx(
+        width(once) * intervals.looks_factor(4), rel=0.05)
+    assert width(uncorrected) == pytest.approx(width(once), rel=0.02)
+    # Looks that only narrowed the spread (no finding kept it going)
+    # need no correction.
+    narrowed = _answer(_file(tmp_path / "d", looks=4, decision_looks=1))
+    assert width(narrowed) == pytest.approx(width(once), rel=0.02)
+
+
+def test_an_answer_says_what_it_cost(tmp_path):
+    found = _answer(_file(tmp_path, looks=3, decision_looks=2,
+                          stopped="decided", processes=6))
+    assert found.cost == {"seconds": 0.0, "looks": 3, "decision_looks": 2,
+                          "processes": [6, 6], "values": [2, 2],
+                          "stopped": ["decided"]}
+    said = questions.cost_wording(found.cost)
+    assert said == ("6 worker processes x 2 values, 3 looks; stopped: "
+                    "decided; interval widened for 2 decision looks")
+    assert found.note == "(up to 6 processes)"
+
+
+def test_the_cost_is_one_hover_away_and_in_the_json(tmp_path):
+    import jsonschema
+    path = _file(tmp_path, looks=2, decision_looks=1, stopped="narrow",
+                 processes=4)
+    results = loader.load_results([str(path)])
+    page = render.render(results, "html")
+    assert "4 worker processes x 2 values, 2 looks; stopped: narrow" in page
+    document = json.loads(render.render(results, "json"))
+    with open(os.path.join(ROOT, "docs", "report-schema.json")) as stream:
+        jsonschema.validate(document, json.load(stream))
+    cost = document["findings"][0]["answers"][0]["cost"]
+    assert cost["looks"] == 2 and cost["stopped"] == ["narrow"]
+    # ... and never as words in the text formats' cells.
+    assert "stopped: narrow" not in render.render(results, "md")
+
+
+def test_a_file_from_before_the_design_reads_as_one_fixed_look(tmp_path):
+    path = write_result(tmp_path, "py311.json", "3.11.7", tables=[])
+    record = loader.load_results([str(path)])[0].records[0]
+    assert (record.looks, record.decision_looks, record.stopped) == (
+        1, 1, None)
+    assert questions.cost([record])["stopped"] == ["fixed"]
+
+
+def _ratio_file(tmp_path, factor, disturbed):
+    """nogil/gil = ``factor``; with ``disturbed`` one process of nogil
+    measured 20 times faster (its processes disagree)."""
+    runs = [[1e-6, 1.001e-6], [1.002e-6, 1.001e-6]]
+    nogil = [[v * factor for v in run] for run in runs]
+    if disturbed:
+        nogil[1] = [v / 20 for v in nogil[1]]
+    return write_result(tmp_path, "py311.json", "3.11.7", [
+        (gil("trivial", "gil", "cython", 1), runs),
+        (gil("trivial", "nogil", "cython", 1), nogil)],
+        tables=[], extra={FINDINGS_KEY: json.dumps([
+            finding("nogil over gil?", SLOWDOWN,
+                    at={"backend": "cython", "threads": 1})])})
+
+
+@pytest.mark.parametrize("factor, disturbed, opened, cannot", [
+    (1.5, False, 0, 0),  # decided
+    (1.5, True, 2, 0),   # more processes may decide: both sides asked for
+    (1.03, False, 0, 1)])  # within the drift: none can
+def test_the_judge_names_what_more_processes_may_decide(
+        tmp_path, factor, disturbed, opened, cannot):
+    from gilbench.report.commands import judge
+    results = loader.load_results([str(_ratio_file(tmp_path, factor,
+                                                   disturbed))])
+    said = judge.verdict(results)
+    assert len(said["open"]) == opened
+    assert set(said["open"]) <= {r.name for r in results[0].records}
+    assert said["cannot"] == cannot
+    assert said["undecided"] == (1 if (disturbed or cannot) else 0)

@@ -1,0 +1,205 @@
+"""The rounds (gilbench.runner.rounds) on a store that measures from a
+model instead of running benchmarks: who gets more worker processes,
+when the rounds end, what each benchmark's stop reason says, and the
+looks a finding's decision counts."""
+import math
+import random
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from gilbench.model import design as designs
+from gilbench.runner import judging, rounds
+
+
+def _run(values, loops=10, duration=0.01, foreign=0.0, round_=0):
+    meta = {"loops": loops, "duration": duration, "foreign_cpu": foreign}
+    if round_:
+        meta["gilbench_round"] = round_
+    return SimpleNamespace(values=list(values), warmups=[(loops, 1e-3)],
+                           get_metadata=lambda: dict(meta))
+
+
+class ModelStore(object):
+    """Benchmarks whose worker processes draw their mean around ``mean``
+    with a relative spread ``between`` and values around it with
+    ``within``."""
+
+    def __init__(self, models, seed=3, busy=False, duration=0.01):
+        self.rng = random.Random(seed)
+        self.models = models
+        self.busy = busy
+        self.duration = duration
+        self.benchmarks = [SimpleNamespace(name=name) for name in models]
+        self.runs = {}
+        self.states = {}
+        self.pending = {}
+        self.stops = None
+        self.rounds = 0
+        self.snapshots = 0
+        for index, name in enumerate(models):
+            self.runs[index] = [self._draw(name, 2) for _ in range(2)]
+
+    def _draw(self, name, values, round_=0, foreign=0.0):
+        mean, between, within = self.models[name]
+        process = mean * math.exp(self.rng.gauss(0.0, between))
+        return _run([process * math.exp(self.rng.gauss(0.0, within))
+                     for _ in range(values)], duration=self.duration,
+                    foreign=foreign, round_=round_)
+
+    def measured(self):
+        return dict(self.runs)
+
+    def state(self, index):
+        return self.states.get(index, {})
+
+    def measure(self, index, processes, values, attempt):
+        name = self.benchmarks[index].name
+        new = [self._draw(name, values, foreign=0.9 if self.busy else 0.0)
+               for _ in range(processes)]
+        self.pending[index] = new
+        return new, None
+
+    def add(self, index, number, decided_by):
+        self.runs[index] = self.runs[index] + self.pending.pop(index)
+        state = self.state(index)
+        self.states[index] = {
+            "looks": state.get("looks", 1) + 1,
+            "decision_looks": state.get("decision_looks", 1)
+            + (1 if decided_by else 0)}
+
+    def snapshot(self):
+        self.snapshots += 1
+        return "snapshot.json"
+
+    def rounds_done(self):
+        return self.rounds
+
+    def round_done(self, number):
+        self.rounds = number
+
+    def finish(self, stops):
+        self.stops = dict((self.benchmarks[i].name, why)
+                          for i, why in stops.items())
+
+
+class FakeJudge(object):
+    """Says ``names`` are read by an undecided finding until each has
+    ``until`` worker processes."""
+
+    failed = None
+
+    def __init__(self, store, names, until):
+        self.store, self.names, self.until = store, names, until
+
+    def __call__(self, path):
+        open_ = [name for index, name in enumerate(
+            b.name for b in self.store.benchmarks)
+            if name in self.names and len(self.store.runs[index]) < self.until]
+        return judging.Verdict(open_, len(open_), 0)
+
+
+def _processes(store, name):
+    return len(store.runs[[b.name for b in store.benchmarks].index(name)])
+
+
+def test_only_the_wide_benchmark_gets_more_processes():
+    store = ModelStore({"quiet": (1e-6, 0.001, 0.001),
+                        "split": (1e-6, 0.3, 0.001)})
+    outcome = rounds.spend(store, designs.Design(), time.time() + 60)
+    assert _processes(store, "quiet") == 2
+    assert _processes(store, "split") > 2
+    assert store.stops["quiet"] == designs.NARROW
+    assert store.stops["split"] in (designs.NARROW, designs.LIMIT)
+    assert outcome.rounds >= 1 and outcome.extended == {1}
+
+
+def test_a_finding_keeps_a_narrow_benchmark_going_and_counts_its_looks():
+    store = ModelStore({"asked": (1e-6, 0.001, 0.001),
+                        "alone": (1e-6, 0.001, 0.001)})
+    judge = FakeJudge(store, {"asked"}, until=6)
+    rounds.spend(store, designs.Design(), time.time() + 60, judge)
+    assert _processes(store, "asked") >= 6
+    assert _processes(store, "alone") == 2
+    assert store.stops == {"asked": designs.DECIDED,
+                           "alone": designs.NARROW}
+    asked = store.states[0]
+    assert asked["decision_looks"] == asked["looks"] > 1
+    assert store.snapshots >= 2  # judged after the first look and a round
+
+
+def test_the_budget_ends_the_rounds_and_says_so():
+    store = ModelStore({"split": (1e-6, 0.3, 0.001)}, duration=5.0)
+    outcome = rounds.spend(store, designs.Design(), time.time() + 1.0)
+    assert outcome.rounds == 0 and outcome.ended == "the budget is spent"
+    assert store.stops == {"split": designs.BUDGET}
+
+
+def test_a_busy_machine_ends_the_rounds_and_nothing_busy_is_kept():
+    store = ModelStore({"split": (1e-6, 0.3, 0.001),
+                        "other": (1e-6, 0.3, 0.001)}, busy=True)
+    outcome = rounds.spend(store, designs.Design(), time.time() + 60)
+    assert outcome.rounds == 1
+    assert outcome.ended.startswith("the machine is busy")
+    assert outcome.discarded == 2
+    assert _processes(store, "split") == _processes(store, "other") == 2
+    assert set(store.stops.values()) == {designs.BUSY}
+    assert any("read busy" in line for line in outcome.lines(60, 1))
+
+
+def test_no_benchmark_gets_more_than_the_most():
+    store = ModelStore({"asked": (1e-6, 0.5, 0.001)})
+    judge = FakeJudge(store, {"asked"}, until=1000)
+    rounds.spend(store, designs.Design(), time.time() + 60, judge)
+    assert _processes(store, "asked") == designs.MOST_PROCESSES
+    assert store.stops == {"asked": designs.LIMIT}
+
+
+def test_a_failed_judge_leaves_the_spread_to_decide():
+    store = ModelStore({"quiet": (1e-6, 0.001, 0.001)})
+
+    class Broken(object):
+        failed = "no module named numpy"
+
+        def __call__(self, path):
+            return None
+    outcome = rounds.spend(store, designs.Design(), time.time() + 60,
+                           Broken())
+    assert outcome.judge_failed == "no module named numpy"
+    assert any("findings not judged" in line
+               for line in outcome.lines(60, 1))
+    assert store.stops == {"quiet": designs.NARROW}
+
+
+def test_the_cheapest_answer_a_finding_waits_on_goes_first():
+    store = ModelStore({"dear": (1e-6, 0.3, 0.001),
+                        "cheap": (1e-6, 0.3, 0.001)})
+    store.runs[0] = [_run(r.values, duration=3.0) for r in store.runs[0]]
+    store.runs[1] = [_run(r.values, duration=0.01) for r in store.runs[1]]
+    judge = FakeJudge(store, {"dear"}, until=4)
+    steps, _ = rounds._wanted(store, designs.Design(), {"dear"}, {})
+    assert [step.index for step in steps] == [0, 1]  # the finding's first
+    steps, _ = rounds._wanted(store, designs.Design(), set(), {})
+    assert [step.index for step in steps] == [1, 0]  # then the cheapest
+    assert judge  # (used by the other tests; here the order alone)
+
+
+@pytest.mark.parametrize("ended, expected", [
+    ("the budget is spent", designs.BUDGET),
+    ("the machine is busy: ...", designs.BUSY)])
+def test_what_still_needed_more_says_why_it_stopped(ended, expected):
+    store = ModelStore({"split": (1e-6, 0.3, 0.001)})
+    outcome = rounds.Outcome()
+    outcome.ended = ended
+    steps, limited = rounds._wanted(store, designs.Design(), set(), {})
+    assert rounds._stops(store, outcome, steps, limited) == {0: expected}
+
+
+def test_runs_too_short_to_tell_alone_tell_busy_together():
+    def run(others, capacity):
+        return SimpleNamespace(get_metadata=lambda: {
+            "foreign_seconds": others, "foreign_capacity": capacity})
+    assert not rounds.busy([run(0.05, 0.1)])  # too short alone
+    assert rounds.busy([run(0.05, 0.1), run(0.06, 0.1), run(0.05, 0.1)])
+    assert not rounds.busy([run(0.0, 0.1), run(0.01, 0.1), run(0.0, 0.1)])
