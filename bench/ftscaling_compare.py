@@ -1,4 +1,4 @@
-"""The pyops family's 2-thread speedups beside CPython's
+"""The pyops family's 2-thread efficiencies beside CPython's
 Tools/ftscalingbench, on a free-threaded build of this machine; and
 whether three runs of the whole family and three of one case alone agree.
 
@@ -11,11 +11,12 @@ every case with an ftscalingbench twin): ``--runs`` default runs of the
 whole pyops family with the ceiling, ``--runs`` runs of that case alone
 (with the ceiling), and ``--ft-runs`` runs of ftscalingbench's twin
 benchmark with 2 threads (``-t 2``; its speedup is one thread's time x 2
-over two threads' time, the same work per thread, as the pyops family's
-scaled speedup).  Prints each run's speedup and efficiency with their
-95% intervals (the report's), whether all the intervals of a case
-overlap, whether ftscalingbench's speedups fall inside them, and which
-runs flagged the case's processes as disagreeing (``#``).
+over two threads' time, the same work per thread).  Prints each run's
+efficiency against this machine's ceiling at 2 threads (the table pyops
+declares) with its 95% interval (the report's) and the run's ceiling,
+whether all the intervals of a case overlap, whether ftscalingbench's
+speedups divided by the runs' median ceiling fall inside them, and which
+runs flagged the case's processes as disagreeing.
 ftscalingbench.py comes from Debian unstable's ``python3.14-examples``
 (bench/debian_examples.py); it is never copied into the project.  Run it
 with a Python that has gilbench's report side; ``--python`` is the
@@ -26,6 +27,7 @@ from __future__ import print_function
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -72,27 +74,33 @@ def gilbench_run(python, output, cases):
 
 
 def cells(path, case):
-    """(speedup cell, efficiency cell, processes split) of pyops ``case``
-    at 2 threads, private objects where it has the choice."""
+    """(efficiency cell against the ceiling, the ceiling's 2-thread
+    speedup cell, processes split) of pyops ``case`` at 2 threads, private
+    objects (the table pyops declares: rows are cases, one table per
+    thread count)."""
     from gilbench.report.data import loader
     from gilbench.report.tables import pivot
     results = loader.load_results([path])
-    found = {}
+    efficiency = ceiling = None
     for table in pivot.all_tables(results):
-        if table.family != "pyops" or table.declaration is None:
+        if table.declaration is None:
             continue
         kind = table.declaration["cell"]["kind"]
-        if kind not in ("speedup", "efficiency") or table.row_dim != "threads":
-            continue
-        if table.per.get("case") != case or table.per.get(
-                "variant", "private") != "private":
-            continue
-        for row in table.rows:
-            if row[0].text == "2":
-                found[kind] = row[1]
+        if (table.family == "pyops" and kind == "efficiency"
+                and table.per.get("threads") == 2
+                and table.per.get("variant", "private") == "private"):
+            for row in table.rows:
+                if row[0].text == case:
+                    efficiency = row[1]
+        elif (table.family == "ceiling" and kind == "speedup"
+              and table.row_dim == "threads"
+              and table.per.get("method", "threads") == "threads"):
+            for row in table.rows:
+                if row[0].text == "2":
+                    ceiling = row[1]
     split = any(r.split for r in results[0].records
                 if r.dims.get("case") == case and r.measured)
-    return found.get("speedup"), found.get("efficiency"), split
+    return efficiency, ceiling, split
 
 
 def overlap(intervals):
@@ -124,26 +132,34 @@ def main():
         alone = [gilbench_run(args.python, os.path.join(
             directory, "%s%d.json" % (case, i)), ["pyops.%s.*" % case])
             for i in range(args.runs)]
-        speedups = []
+        intervals = []
         print("%s (ftscalingbench %s: %s)" % (case, TWINS[case], ", ".join(
-            "%.2fx" % s for s in theirs.get(TWINS[case], []))))
+            "%.2fx" % x for x in theirs.get(TWINS[case], []))))
+        ceilings = []
         for path in family + alone:
-            speedup, efficiency, split = cells(path, case)
-            if speedup is None or speedup.interval is None:
-                print("  %-16s no speedup" % os.path.basename(path))
+            efficiency, ceiling, split = cells(path, case)
+            if efficiency is None or efficiency.interval is None:
+                print("  %-16s no efficiency" % os.path.basename(path))
                 continue
-            speedups.append(speedup.interval)
-            print("  %-16s speedup %s  efficiency %s%s" % (
-                os.path.basename(path), speedup.display,
-                efficiency.display if efficiency else "-",
+            intervals.append(efficiency.interval)
+            if ceiling is not None and ceiling.value:
+                ceilings.append(ceiling.value)
+            print("  %-16s efficiency %s  ceiling %s%s" % (
+                os.path.basename(path), efficiency.display,
+                ceiling.display if ceiling else "-",
                 "  (processes disagree)" if split else ""))
-        if speedups:
-            inside = [s for s in theirs.get(TWINS[case], [])
-                      if all(low <= s <= high for low, high in speedups)]
-            print("  intervals overlap: %s; ftscalingbench's speedups "
-                  "inside every interval: %d of %d" % (
-                      "yes" if overlap(speedups) else "NO", len(inside),
-                      len(theirs.get(TWINS[case], []))))
+        if intervals and ceilings:
+            # ftscalingbench's speedup read against this machine's ceiling
+            # (the median of the runs' 2-thread ceilings), as gilbench's.
+            scale = statistics.median(ceilings)
+            ours = [x / scale for x in theirs.get(TWINS[case], [])]
+            inside = [x for x in ours
+                      if all(low <= x <= high for low, high in intervals)]
+            print("  intervals overlap: %s; ftscalingbench's efficiencies "
+                  "(speedup / %.2fx): %s, inside every interval: %d of %d"
+                  % ("yes" if overlap(intervals) else "NO", scale,
+                     ", ".join("%.2f" % x for x in ours), len(inside),
+                     len(ours)))
     return 0
 
 
