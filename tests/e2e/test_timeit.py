@@ -29,9 +29,11 @@ SHARED_FIXTURES = (cc, ft_python, probes, ft_venv_python)
 ZLIB = ["-s", 'import zlib; d = b"x" * 1000000', "zlib.compress(d, 1)"]
 SUM = ["sum(range(10000))"]
 QUICK = ["--threads", "1,2", "--quick"]
-# Four processes: where a verdict or a significance test needs the power.
+# Four processes, measured once (the fixed design: no rounds, so no
+# decision looks to widen the intervals): where a verdict or a
+# significance test needs the power.
 SIZED = ["--threads", "1,2", "-p", "4", "-n", "3", "-w", "1",
-         "--min-time", "0.02"]
+         "--min-time", "0.02", "--design", "fixed"]
 CANNOT_TELL = "Parallel? Cannot tell:"
 GIL_BUILD = getattr(sys, "_is_gil_enabled", lambda: True)()
 
