@@ -132,7 +132,11 @@ def test_an_extension_project_answers_on_every_interpreter(tmp_path):
         if gil_off:
             assert cell["value"] > 0.7, (interpreter, cell)
         else:
-            assert cell["value"] < 0.7, (interpreter, cell)
+            # Another process busy on a CPU while it was measured (!) may
+            # leave it undecided (?), never decided the wrong way.
+            assert cell["value"] < 0.7 or (
+                "!" in cell["flags"] and "?" in cell["flags"]), (
+                    interpreter, cell)
         assert released[interpreter]["value"] > 0.7, (interpreter,
                                                      released[interpreter])
 
