@@ -1,4 +1,5 @@
-"""Every use of pyperf's private names, in one module.
+"""Every use of pyperf's private names, in one module (but for pyperf's t
+table, which gilbench.model.design reads, a layer below: listed in USED).
 
 gilbench forks its benchmark programs and their workers, keeps a fork's
 answers, and adds per-run metadata: pyperf has no public hook for any of
@@ -43,6 +44,9 @@ USED = [
     (_MANAGER_WHERE, "worker_cmd"),
     (_MANAGER_WHERE, "create_bench"),
     (_MANAGER_WHERE, "python"),
+    # Used by gilbench.model.design, a layer below this module's: its t
+    # table (the worker side has no scipy).
+    ("pyperf._utils", "tdist95conf_level"),
 ]
 if _hooks is not None:
     USED.append(("pyperf._hooks", "get_hooks"))

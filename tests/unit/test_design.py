@@ -104,6 +104,43 @@ def test_processes_that_agree_are_narrow_and_two_modes_are_not():
     assert not designs.narrow(_groups([100.0, 100.0], scatter=0.3))
 
 
+def test_a_spread_from_few_processes_counts_as_students_t_asks():
+    stats = pytest.importorskip("scipy.stats")
+    assert designs.few_processes_factor(1) == 1.0
+    for processes in (2, 3, 4, 8, 16):
+        wanted = (stats.t.ppf(0.975, processes - 1)
+                  / stats.norm.ppf(0.975)) ** 2
+        assert designs.few_processes_factor(processes) == pytest.approx(
+            wanted, rel=0.01)
+    # Two processes 2% apart are not narrow; eight with that spread are.
+    assert not designs.narrow(_groups([100.0, 102.0]))
+    assert designs.narrow(_groups([100.0, 102.0] * 4))
+
+
+def test_the_report_widens_few_processes_as_the_design_does():
+    numpy = pytest.importorskip("numpy")
+    from gilbench.report.numbers import intervals
+
+    def width(groups):
+        drawn = intervals._drawn_means(numpy.random.default_rng(0),
+                                       tuple(groups), drift=0.0)
+        low, high = intervals.bounds(drawn)
+        return numpy.log(high / low)
+    two = _groups([100.0, 104.0])
+    eight = _groups([100.0, 104.0] * 4)
+    def spread(groups):
+        return intervals.between_processes(
+            tuple(numpy.log(numpy.array(g)) for g in groups))
+    # The same spread of process means: two processes' interval is wider
+    # by t(1)/t(7) beyond what their spreads alone give.
+    assert width(two) / width(eight) == pytest.approx(
+        numpy.sqrt(spread(two) * designs.few_processes_factor(2)
+                   / (spread(eight) * designs.few_processes_factor(8))),
+        rel=0.1)
+    assert width(two) / width(eight) > 2 * numpy.sqrt(
+        spread(two) / spread(eight))
+
+
 def test_the_variance_components_are_kalibera_and_jones():
     numpy = pytest.importorskip("numpy")
     groups = _groups([100.0, 120.0, 90.0, 110.0], per_process=4,

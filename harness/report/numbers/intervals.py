@@ -18,9 +18,11 @@ on the log of the mean (times are positive and vary by factors):
 
 - between worker processes: the variance of the log process means over
   the number of processes, never below the values' own variance over
-  their number (which is all one process gives).  With pyperf's default
-  two processes this estimate is itself rough, which the next level
-  absorbs;
+  their number (which is all one process gives).  From few processes
+  this estimate is itself rough: it counts (Student's t with processes -
+  1 degrees of freedom / the normal's)^2 times
+  (gilbench.model.design.few_processes_factor, pyperf's t table), 42
+  for two processes, 2.6 for four;
 - between runs: RUN_DRIFT, the relative standard deviation of a
   benchmark's mean from one run to the next beyond its processes'
   spread, measured on this project's 2-core machines by A/A re-runs
@@ -55,7 +57,7 @@ import zlib
 
 import numpy
 
-from gilbench.model.design import RUN_DRIFT
+from gilbench.model.design import RUN_DRIFT, few_processes_factor
 from gilbench.model.resultformat import INTERPRETER
 
 RESAMPLES = 2000
@@ -63,7 +65,8 @@ LEVEL = 0.95
 MIN_VALUES = 2
 STRETCH_DRIFT = 0.10
 METHOD = ("parametric bootstrap of each benchmark's mean: the variance "
-          "of its worker processes' means plus a run-to-run drift of "
+          "of its worker processes' means (widened as Student's t asks "
+          "for few processes) plus a run-to-run drift of "
           "%g%% measured by A/A re-runs (%d draws, seeded)"
           % (RUN_DRIFT * 100, RESAMPLES))
 NOTE = "[low-high]: its 95%% confidence interval, by %s." % METHOD
@@ -189,7 +192,10 @@ def _drawn_means(generator, groups, drift, processes_agree=False,
     mean = data.mean()
 
     def between(spread_of):
-        return 0.0 if processes_agree else between_processes(spread_of)
+        if processes_agree:
+            return 0.0
+        return (between_processes(spread_of)
+                * few_processes_factor(len(spread_of)))
     if (data > 0).all():
         logged = tuple(numpy.log(numpy.asarray(g, dtype=float))
                        for g in groups)
