@@ -286,6 +286,21 @@ class Design(object):
         return BUDGET_SHARE * sum(full.recipe(b).seconds(forks_of(b))
                                   for b in benchmarks)
 
+    def calibrated_budget(self, benchmarks, first_looks_took):
+        """The budget once the first looks of ``benchmarks`` have run, in
+        ``first_looks_took`` seconds: where they took less than the plan
+        estimated, this interpreter and machine would run the fixed
+        recipe faster too, and the budget shrinks by as much.  It never
+        grows: first looks slower than planned (PyPy's) are what the
+        budget must hold, not a reason to spend more."""
+        budget = self.budget(benchmarks)
+        if self.told_budget is not None:
+            return budget
+        planned = sum(self.first(b).seconds(forks_of(b)) for b in benchmarks)
+        if planned <= 0 or first_looks_took <= 0:
+            return budget
+        return budget * min(1.0, first_looks_took / planned)
+
     def more(self, groups, costs, needs_finding, processes_so_far):
         """The next round for a benchmark: (processes to add, values per
         process), or None when it needs no more.  ``groups``: its values

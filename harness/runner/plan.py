@@ -83,8 +83,9 @@ def lines(plan):
                         _duration(plan["estimated_seconds"]),
                         _duration(plan["budget_seconds"]),
                         "--budget" if plan["budget_told"] else
-                        "half the full fixed recipe's estimate; --budget "
-                        "sets it"))
+                        "half the full fixed recipe's estimate, less if "
+                        "the first looks run faster than estimated; "
+                        "--budget sets it"))
     else:
         said.append("  total: about %s" % _duration(
             plan["estimated_seconds"]))

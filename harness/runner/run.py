@@ -138,6 +138,15 @@ class _Clock(object):
     def note(self):
         self.book.save_progress(durable=False, elapsed=self.spent())
 
+    def first_looks_done(self):
+        """Keeps the seconds the first looks (and their re-measures) took,
+        once: a resumed run's rounds calibrate their budget on them."""
+        if "first_looks" not in self.book.progress():
+            self.book.save_progress(first_looks=self.spent())
+
+    def first_looks(self):
+        return self.book.progress().get("first_looks", self.spent())
+
 
 def _run_owned(benchmarks, design, args, pyperf_options, book, started):
     """The run proper, once it owns its output and journal."""
@@ -156,6 +165,7 @@ def _run_owned(benchmarks, design, args, pyperf_options, book, started):
             remeasure.remeasure(benchmarks, design, args, pyperf_options,
                                 book, done)
             book.save_progress(remeasured=True)
+        clock.first_looks_done()
         outcome = _rounds(benchmarks, design, args, pyperf_options, book,
                           done, clock)
     except (KeyboardInterrupt, Terminated) as exc:
@@ -182,8 +192,9 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
                           for index in store.measured()))
         return None
     skipped = availability(benchmarks)
-    budget = design.budget([bench for bench in benchmarks
-                            if bench.name not in skipped])
+    runnable = [bench for bench in benchmarks if bench.name not in skipped]
+    planned = design.budget(runnable)
+    budget = design.calibrated_budget(runnable, clock.first_looks())
     python = judging.judge_python()
     say = None if args.quiet else (
         lambda line: print("gilbench: " + line, file=sys.stderr))
@@ -191,7 +202,12 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
         store, design,
         time.time() + budget - clock.spent() - designs.END_RESERVE,
         judging.Judge(python) if python else None, say)
-    return outcome.lines(budget, clock.spent())
+    said = outcome.lines(budget, clock.spent())
+    if budget < planned:
+        said.append("the budget is the plan's %.0f s times %.2f: the first "
+                    "looks ran that much faster than it estimated"
+                    % (planned, budget / planned))
+    return said
 
 
 def _run_all(benchmarks, design, args, pyperf_options, book, done, clock):

@@ -80,6 +80,18 @@ def test_the_budget_is_half_the_full_recipe_unless_told():
     assert designs.Design(budget=7.5).budget(benches) == 7.5
 
 
+def test_first_looks_faster_than_planned_shrink_the_budget_never_grow_it():
+    benches = [_bench() for _ in range(10)]
+    design = designs.Design()
+    planned = sum(design.first(b).seconds() for b in benches)
+    budget = design.budget(benches)
+    assert design.calibrated_budget(benches, 0.8 * planned) == \
+        pytest.approx(0.8 * budget)
+    assert design.calibrated_budget(benches, 2.5 * planned) == budget
+    assert designs.Design(budget=7.5).calibrated_budget(
+        benches, 0.5 * planned) == 7.5  # a told budget is the user's
+
+
 @pytest.mark.parametrize("kind, budget", [
     ("sometimes", None), (designs.ADAPTIVE, 0), (designs.ADAPTIVE, -1),
     (designs.ADAPTIVE, float("nan"))])
