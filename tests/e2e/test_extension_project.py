@@ -91,6 +91,19 @@ def _answers(report):
         for finding in report["findings"]}
 
 
+def _assert_holds_the_gil(interpreter, cell):
+    """A GIL build's efficiency for a call that holds the GIL: under 0.7,
+    or left undecided (?) where the measurement could not tell -- PyPy's
+    quick values (its JIT; two CI runs read 0.73 [0.21-2.55] and 1.35
+    [0.42-4.13]), another process busy on a CPU (!) -- never decided the
+    wrong way."""
+    if cell["value"] < 0.7:
+        return
+    assert "?" in cell["flags"] and (
+        interpreter.startswith("PyPy") or "!" in cell["flags"]), (
+            interpreter, cell)
+
+
 def test_an_extension_project_answers_on_every_interpreter(tmp_path):
     project = tmp_path / "fastsum"
     shutil.copytree(PROJECT, str(project))
@@ -132,11 +145,7 @@ def test_an_extension_project_answers_on_every_interpreter(tmp_path):
         if gil_off:
             assert cell["value"] > 0.7, (interpreter, cell)
         else:
-            # Another process busy on a CPU while it was measured (!) may
-            # leave it undecided (?), never decided the wrong way.
-            assert cell["value"] < 0.7 or (
-                "!" in cell["flags"] and "?" in cell["flags"]), (
-                    interpreter, cell)
+            _assert_holds_the_gil(interpreter, cell)
         assert released[interpreter]["value"] > 0.7, (interpreter,
                                                      released[interpreter])
 
@@ -213,7 +222,7 @@ def test_a_project_with_current_metadata_builds_as_it_says_everywhere(
             assert sharing[interpreter]["value"] > 1.0, (
                 interpreter, sharing[interpreter])
         else:
-            assert cell["value"] < 0.7, (interpreter, cell)
+            _assert_holds_the_gil(interpreter, cell)
     assert len([c for c in held.values() if c["reason"] is None]) == (
         len(names) - len(unbuildable))
 
