@@ -93,15 +93,14 @@ def _answers(report):
 
 def _assert_holds_the_gil(interpreter, cell):
     """A GIL build's efficiency for a call that holds the GIL: under 0.7,
-    or left undecided (?) where the measurement could not tell -- PyPy's
-    quick values (its JIT; two CI runs read 0.73 [0.21-2.55] and 1.35
-    [0.42-4.13]), another process busy on a CPU (!) -- never decided the
-    wrong way."""
+    or left undecided (?) where the measurement says it could not tell --
+    its values noisy (~: --quick on 2 CPUs read 0.73 [0.21-2.55] and 1.35
+    [0.42-4.13] on PyPy, [0.42-1.35] on 2.7) or another process busy
+    on a CPU (!) -- never decided the wrong way."""
     if cell["value"] < 0.7:
         return
     assert "?" in cell["flags"] and (
-        interpreter.startswith("PyPy") or "!" in cell["flags"]), (
-            interpreter, cell)
+        "~" in cell["flags"] or "!" in cell["flags"]), (interpreter, cell)
 
 
 def test_an_extension_project_answers_on_every_interpreter(tmp_path):
