@@ -138,14 +138,15 @@ class _Clock(object):
     def note(self):
         self.book.save_progress(durable=False, elapsed=self.spent())
 
-    def first_looks_done(self):
-        """Keeps the seconds the first looks (and their re-measures) took,
-        once: a resumed run's rounds calibrate their budget on them."""
-        if "first_looks" not in self.book.progress():
-            self.book.save_progress(first_looks=self.spent())
-
     def first_looks(self):
-        return self.book.progress().get("first_looks", self.spent())
+        """The seconds the first looks (and their re-measures) took: the
+        run's seconds when first asked, before any round, and kept, so a
+        resumed run's rounds calibrate their budget on the same."""
+        kept = self.book.progress().get("first_looks")
+        if kept is None:
+            kept = self.spent()
+            self.book.save_progress(first_looks=kept)
+        return kept
 
 
 def _run_owned(benchmarks, design, args, pyperf_options, book, started):
@@ -165,7 +166,6 @@ def _run_owned(benchmarks, design, args, pyperf_options, book, started):
             remeasure.remeasure(benchmarks, design, args, pyperf_options,
                                 book, done)
             book.save_progress(remeasured=True)
-        clock.first_looks_done()
         outcome = _rounds(benchmarks, design, args, pyperf_options, book,
                           done, clock)
     except (KeyboardInterrupt, Terminated) as exc:
