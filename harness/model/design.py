@@ -376,8 +376,7 @@ def few_processes_factor(processes):
     count for a 95% interval drawn as normal to hold: (Student's t with
     processes - 1 degrees of freedom / the normal's)^2, 42 for two
     processes, 2.6 for four, 1.2 for sixteen (1 for fewer than two: the
-    values' scatter is all there is).  Treating two processes' spread as
-    known held a re-run's answer in 74-78% of cases, not 83%."""
+    values' scatter is all there is)."""
     if processes < 2:
         return 1.0
     # pyperf's t table (listed in gilbench.measure.pyperfinternals.USED):

@@ -94,9 +94,8 @@ def _answers(report):
 def _assert_holds_the_gil(interpreter, cell):
     """A GIL build's efficiency for a call that holds the GIL: under 0.7,
     or left undecided (?) where the measurement says it could not tell --
-    its values noisy (~: --quick on 2 CPUs read 0.73 [0.21-2.55] and 1.35
-    [0.42-4.13] on PyPy, [0.42-1.35] on 2.7) or another process busy
-    on a CPU (!) -- never decided the wrong way."""
+    its values noisy (~) or another process busy on a CPU (!) -- never
+    decided the wrong way."""
     if cell["value"] < 0.7:
         return
     assert "?" in cell["flags"] and (

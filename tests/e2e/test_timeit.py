@@ -29,8 +29,8 @@ SHARED_FIXTURES = (cc, ft_python, probes, ft_venv_python)
 ZLIB = ["-s", 'import zlib; d = b"x" * 1000000', "zlib.compress(d, 1)"]
 SUM = ["sum(range(10000))"]
 # Waits with the GIL released: 2 threads take as long as 1 however fast the
-# CPU is at the moment (the machine's speed drifts by up to 40% between
-# benchmarks run seconds apart, which a CPU-bound base would carry).
+# CPU is at the moment (a machine's speed can drift between benchmarks run
+# seconds apart, which a CPU-bound base would carry into its efficiency).
 SLEEP = ["-s", "import time", "time.sleep(0.002)"]
 QUICK = ["--threads", "1,2", "--quick"]
 # Four processes, measured once (the fixed design: no rounds, so no
