@@ -286,20 +286,26 @@ class Design(object):
         return BUDGET_SHARE * sum(full.recipe(b).seconds(forks_of(b))
                                   for b in benchmarks)
 
-    def calibrated_budget(self, benchmarks, first_looks_took):
-        """The budget once the first looks of ``benchmarks`` have run, in
-        ``first_looks_took`` seconds: where they took less than the plan
-        estimated, this interpreter and machine would run the fixed
-        recipe faster too, and the budget shrinks by as much.  It never
-        grows: first looks slower than planned (PyPy's) are what the
-        budget must hold, not a reason to spend more."""
+    def calibrated_budget(self, benchmarks, first_looks):
+        """The budget once the first looks of ``benchmarks`` have run
+        (``first_looks``: by benchmark name, its runs with values and the
+        seconds it took): BUDGET_SHARE of the fixed recipe as those
+        looks price it on this interpreter and machine
+        (``recipe_seconds``), where that is less than the plan's model
+        says.  It never grows: first looks slower than the model (PyPy's)
+        are what the budget must hold, not a reason to spend more."""
         budget = self.budget(benchmarks)
         if self.told_budget is not None:
             return budget
-        planned = sum(self.first(b).seconds(forks_of(b)) for b in benchmarks)
-        if planned <= 0 or first_looks_took <= 0:
-            return budget
-        return budget * min(1.0, first_looks_took / planned)
+        full = Design(FIXED, sizing=self.sizing)
+        recipe = 0.0
+        for bench in benchmarks:
+            runs, seconds = first_looks.get(bench.name, ((), None))
+            sizing = full.recipe(bench)
+            recipe += (recipe_seconds(sizing, runs, seconds)
+                       if runs and seconds else
+                       sizing.seconds(forks_of(bench)))
+        return min(budget, BUDGET_SHARE * recipe)
 
     def more(self, groups, costs, needs_finding, processes_so_far):
         """The next round for a benchmark: (processes to add, values per
@@ -321,6 +327,33 @@ def repeat(loops, warmups, processes, values):
     ``values`` each."""
     return Sizing(["-p", str(processes), "-n", str(values),
                    "-w", str(warmups), "--loops", str(loops)])
+
+
+def recipe_seconds(sizing, runs, seconds):
+    """The seconds the fixed ``sizing`` would take for the benchmark whose
+    first look measured ``runs`` in ``seconds``: what the look spent
+    outside its worker processes' values and set-up (the program's and
+    the processes' start, its calibration), the recipe's processes with
+    the look's set-up each, and values as long as pyperf's doubling
+    makes them at the recipe's minimum time (its calibration's values
+    sum to about twice the last)."""
+    per_value, per_process = costs(runs)
+    set_up = per_process - PROCESS_SECONDS
+    per_loop = per_value / runs[0].get_metadata().get("loops", 1)
+    outside = max(0.0, seconds - sum(run.get_metadata().get("duration", 0.0)
+                                     for run in runs))
+    loops = sizing.loops
+    if loops is None and per_loop > 0:
+        outside += 2 * _doubled(per_loop, sizing.min_time) * per_loop
+        loops = _doubled(per_loop, sizing.min_time)
+    return outside + sizing.processes * (
+        set_up + (sizing.warmups + sizing.values) * (loops or 1) * per_loop)
+
+
+def _doubled(per_loop, min_time):
+    """The loops pyperf's calibration ends on: the first power of two
+    whose value reaches ``min_time``."""
+    return 2 ** max(0, int(math.ceil(math.log(min_time / per_loop, 2))))
 
 
 def costs(runs):

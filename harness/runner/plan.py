@@ -84,7 +84,7 @@ def lines(plan):
                         _duration(plan["budget_seconds"]),
                         "--budget" if plan["budget_told"] else
                         "half the full fixed recipe's estimate, less if "
-                        "the first looks run faster than estimated; "
+                        "the first looks price the recipe lower; "
                         "--budget sets it"))
     else:
         said.append("  total: about %s" % _duration(

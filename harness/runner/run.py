@@ -19,6 +19,7 @@ from gilbench.measure import gilguard, lifelines, program
 from gilbench.model import design as designs
 from gilbench.model import envnames, registry, timeitspec
 from gilbench.model.registry import Unavailable
+from gilbench.model.resultformat import ROUND_KEY
 from gilbench.runner import (
     child,
     earlier_result,
@@ -138,16 +139,6 @@ class _Clock(object):
     def note(self):
         self.book.save_progress(durable=False, elapsed=self.spent())
 
-    def first_looks(self):
-        """The seconds the first looks (and their re-measures) took: the
-        run's seconds when first asked, before any round, and kept, so a
-        resumed run's rounds calibrate their budget on the same."""
-        kept = self.book.progress().get("first_looks")
-        if kept is None:
-            kept = self.spent()
-            self.book.save_progress(first_looks=kept)
-        return kept
-
 
 def _run_owned(benchmarks, design, args, pyperf_options, book, started):
     """The run proper, once it owns its output and journal."""
@@ -194,7 +185,11 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
     skipped = availability(benchmarks)
     runnable = [bench for bench in benchmarks if bench.name not in skipped]
     planned = design.budget(runnable)
-    budget = design.calibrated_budget(runnable, clock.first_looks())
+    budget = design.calibrated_budget(runnable, dict(
+        (benchmarks[index].name,
+         ([run for run in runs if ROUND_KEY not in run.get_metadata()],
+          stores.first_seconds(store.state(index))))
+        for index, runs in store.measured().items()))
     python = judging.judge_python()
     say = None if args.quiet else (
         lambda line: print("gilbench: " + line, file=sys.stderr))
@@ -204,9 +199,9 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
         judging.Judge(python) if python else None, say)
     said = outcome.lines(budget, clock.spent())
     if budget < planned:
-        said.append("the budget is the plan's %.0f s times %.2f: the first "
-                    "looks ran that much faster than it estimated"
-                    % (planned, budget / planned))
+        said.append("the budget is half the fixed recipe as the first "
+                    "looks priced it: %.0f s, not the plan's %.0f s"
+                    % (budget, planned))
     return said
 
 

@@ -38,7 +38,13 @@ def _looked(state, decided_by, seconds):
     return {"looks": state.get("looks", 1) + 1,
             "decision_looks": state.get("decision_looks", 1)
             + (1 if decided_by else 0),
-            "seconds": state.get("seconds", 0.0) + seconds}
+            "seconds": state.get("seconds", 0.0) + seconds,
+            "first_seconds": first_seconds(state)}
+
+
+def first_seconds(state):
+    """The seconds a benchmark's first look took (None if not kept)."""
+    return state.get("first_seconds", state.get("seconds"))
 
 
 class _Store(object):

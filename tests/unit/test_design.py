@@ -80,16 +80,52 @@ def test_the_budget_is_half_the_full_recipe_unless_told():
     assert designs.Design(budget=7.5).budget(benches) == 7.5
 
 
-def test_first_looks_faster_than_planned_shrink_the_budget_never_grow_it():
+def _first_runs(per_loop, loops=200, besides=0.01, processes=2, values=2):
+    """A first look's pyperf runs: ``per_loop`` seconds per loop, and
+    ``besides`` seconds of each process's duration beyond its values."""
+    import pyperf
+    return [pyperf.Run([per_loop] * values, metadata={
+        "loops": loops, "duration": besides + values * per_loop * loops},
+        collect_metadata=False) for _ in range(processes)]
+
+
+def test_the_recipe_is_priced_at_the_loops_pyperfs_doubling_reaches():
+    runs = _first_runs(1e-4)  # 20 ms values of 200 loops
+    durations = 2 * (0.01 + 2 * 0.02)
+    value = 512 * 1e-4  # the first power of two past 40 ms
+    # The look's 0.3 s outside its processes' durations, the recipe's
+    # calibration, and 2 processes of 1 warmup and 3 values.
+    assert designs.recipe_seconds(designs.Sizing(()), runs,
+                                  durations + 0.3) == \
+        pytest.approx(0.3 + 2 * value + 2 * (0.01 + 4 * value))
+    # A case's own loops are not calibrated.
+    assert designs.recipe_seconds(designs.Sizing(["--loops", "4"]), runs,
+                                  durations + 0.3) == \
+        pytest.approx(0.3 + 2 * (0.01 + 4 * 4e-4))
+
+
+def test_first_looks_that_price_the_recipe_lower_shrink_the_budget():
     benches = [_bench() for _ in range(10)]
+    for number, bench in enumerate(benches):
+        bench.name = "b%d" % number
     design = designs.Design()
-    planned = sum(design.first(b).seconds() for b in benches)
     budget = design.budget(benches)
-    assert design.calibrated_budget(benches, 0.8 * planned) == \
-        pytest.approx(0.8 * budget)
-    assert design.calibrated_budget(benches, 2.5 * planned) == budget
+    cheap = dict((b.name, (_first_runs(1e-6), 0.2)) for b in benches)
+    priced = sum(designs.recipe_seconds(design.recipe(b), *cheap[b.name])
+                 for b in benches)
+    assert 0.5 * priced < 0.95 * budget
+    assert design.calibrated_budget(benches, cheap) == \
+        pytest.approx(0.5 * priced)
+    # Never more than the plan's (PyPy's first looks run slower).
+    dear = dict((b.name, (_first_runs(1e-3, besides=2.0), 9.0))
+                for b in benches)
+    assert design.calibrated_budget(benches, dear) == budget
+    # A benchmark without a first look is priced by the plan's model.
+    del cheap["b0"]
+    assert design.calibrated_budget(benches, cheap) == pytest.approx(
+        0.5 * (priced * 9 / 10 + design.recipe(benches[0]).seconds()))
     assert designs.Design(budget=7.5).calibrated_budget(
-        benches, 0.5 * planned) == 7.5  # a told budget is the user's
+        benches, dear) == 7.5  # a told budget is the user's
 
 
 @pytest.mark.parametrize("kind, budget", [
@@ -226,3 +262,12 @@ def test_the_users_loops_by_either_name_are_kept():
         first = designs.Design(sizing=["-p", "1"] + told).first(
             _bench(["--loops", "40"]))
         assert first.loops == 8
+
+
+def test_more_looks_keep_the_first_looks_seconds_for_its_pricing():
+    from gilbench.runner import stores
+    state = {"seconds": 1.5}  # the first look's entry
+    for _ in range(3):
+        state = stores._looked(state, decided_by=False, seconds=2.0)
+    assert state["seconds"] == pytest.approx(7.5)
+    assert stores.first_seconds(state) == pytest.approx(1.5)
