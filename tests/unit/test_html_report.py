@@ -30,7 +30,7 @@ from gilbench.report.pages import (
     plots,
     render,  # noqa: E402
 )
-from gilbench.report.tables import pivot
+from gilbench.report.tables import pivot, questions
 
 NETWORK = re.compile(r"(?i)\b(?:https?|wss?|ftp):|(?<![\w/])//[\w.-]")
 ALLOWED_TAGS = {
@@ -156,6 +156,49 @@ def test_log_axis_is_drawn_log(matrix_dir):
     ticks = [float(x) for x, _ in labels]
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     assert max(gaps) / min(gaps) < 3
+
+
+def test_a_figure_legend_lists_each_line_once_in_its_colour(matrix_dir):
+    """The legend, laid out by plots._legend: every interpreter's line
+    and the reference line, each label once in the order drawn, rows
+    evenly spaced, each beside a short line in its colour (a dot in the
+    middle of a series')."""
+    results = loader.load_results([str(matrix_dir)])
+    group = declarations_of(pivot.all_tables(results))[0]
+    svg = plots.figure(group, "g").svg
+    facets = plots.facets(group)
+    series = []
+    for facet in facets:
+        series += [one.label for one in facet.series
+                   if one.label not in series]
+    rows = re.findall(r'<text style="font-size: 8px; text-anchor: start" '
+                      r'x="([\d.]+)" y="([\d.]+)">([^<]*)</text>', svg)
+    assert [label for _, _, label in rows] == series + ["1 (break-even)"]
+    assert len({x for x, _, _ in rows}) == 1
+    ys = [float(y) for _, y, _ in rows]
+    gaps = [b - a for a, b in zip(ys, ys[1:])]
+    assert min(gaps) > 0 and max(gaps) - min(gaps) < 0.2
+    colours = plots._colours(facets)
+    text_x = float(rows[0][0])
+    handles = []
+    # A handle: a short horizontal line, its ends absolute (H) or
+    # relative (h), whichever svgtrim found shorter.
+    for x0, handle_y, to_middle, middle, to_end, end, style in re.findall(
+            r'<path d="M([\d.]+) ([\d.]+)([Hh])([\d.]+)([Hh])([\d.]+)" '
+            r'style="([^"]*)"', svg):
+        x0, middle, end = float(x0), float(middle), float(end)
+        middle += x0 if to_middle == "h" else 0
+        end += middle if to_end == "h" else 0
+        if text_x - 30 < x0 < middle < end < text_x:
+            handles.append((float(handle_y), style))
+    assert len(handles) == len(rows)
+    for (_, y, label), (handle_y, style) in zip(rows, handles):
+        assert abs(float(y) - handle_y - 2.8) < 0.2
+        if label in colours:
+            red, green, blue = colours[label][:3]
+            assert "stroke: #%02x%02x%02x" % (
+                round(red * 255), round(green * 255), round(blue * 255)) \
+                in style
 
 
 def test_ratio_cells_are_shaded_with_a_legend(matrix_page):
@@ -428,6 +471,45 @@ def test_path_segments_along_an_axis_are_shorter():
         assert compact_path(data) == " ".join(data.split())
 
 
+def test_moves_and_lines_are_relative_where_that_is_shorter():
+    from gilbench.report.pages.svgtrim import compact_path
+    # A series' dots: the second relative to the first.
+    assert compact_path("M62.9 308.2 L62.9 308.2 M169.6 308.2 "
+                        "L169.6 308.2") == "M62.9 308.2h0m106.7 0h0"
+    # An error bar: a short relative v; a far move stays absolute.
+    assert compact_path("M74.9 128 L420.5 58.7 M74.9 129.2 L74.9 126.8") \
+        == "M74.9 128L420.5 58.7M74.9 129.2v-2.4"
+    assert compact_path("M100 100 L100.5 99.5") == "M100 100l.5-.5"
+    # A moveto that draws nothing goes (one point before its error bar);
+    # one closed, or the only one, stays.
+    assert compact_path("M147.3 67.1 M147.3 75 L147.3 59.2") == \
+        "M147.3 75V59.2"
+    assert compact_path("M1 2 M3 4 z M5 6") == "M3 4z"
+    assert compact_path("M1 2") == "M1 2"
+    # Numbers not rounded to a decimal stay as they are, absolute.
+    assert compact_path("M100.25 100 L100.5 100") == "M100.25 100H100.5"
+
+
+def test_elements_clipped_alike_are_clipped_once():
+    from gilbench.report.pages.svgtrim import shared_clips
+    clip = ' clip-path="url(#c)"'
+    svg = ('<svg><g id="f"><path d="g"/>'
+           '<g id="s0"><path d="a"%s/><path d="b"%s/></g>'
+           '<g id="s1"><path d="c"%s/></g>'
+           '<path d="d"%s/><path d="e" clip-path="url(#x)"/>'
+           '<path d="t" transform="scale(2)"%s/><path d="u"%s/>'
+           '<text x="1">a</text></g></svg>') % ((clip,) * 6)
+    assert shared_clips(svg) == (
+        '<svg><g id="f"><path d="g"/><g%s><g id="s0"><path d="a"/>'
+        '<path d="b"/></g><g id="s1"><path d="c"/></g><path d="d"/></g>'
+        '<path d="e" clip-path="url(#x)"/>'
+        '<path d="t" transform="scale(2)"%s/><path d="u"%s/>'
+        '<text x="1">a</text></g></svg>') % ((clip,) * 3)
+    # Tags that do not nest: left as they were.
+    broken = '<svg><g><path d="a"%s/><path d="b"%s/></svg>' % (clip, clip)
+    assert shared_clips(broken) == broken
+
+
 def test_bare_and_empty_groups_go_their_content_stays():
     from gilbench.report.pages.svgtrim import unwrap_groups
     assert unwrap_groups('<svg><g><g><path d="M0 0"/></g><text>a</text>'
@@ -593,6 +675,54 @@ def test_flags_share_an_element_unless_they_differ_in_colour():
     assert flag_groups("") == []
     assert flag_groups("~^!") == [("~^!", "")]
     assert flag_groups("?~^") == [("?", "ns"), ("~^", "")]
+
+
+def test_figures_are_handed_out_as_their_tables_are_made(matrix_dir,
+                                                         monkeypatch):
+    """render hands each declaration's figure to the workers as soon as
+    its tables are made (pivot.handing_tables), not once all are; the
+    page is the one drawn from the finished tables."""
+    from gilbench.report.pages import figurepool, html
+    events = []
+    add, declared = figurepool.Drawing.add, pivot.declared_tables
+
+    def handed(self, jobs):
+        events.append(("handed", [gid for _, gid, _ in jobs]))
+        return add(self, jobs)
+
+    def made(*args, **kwargs):
+        events.append(("made",))
+        return declared(*args, **kwargs)
+
+    monkeypatch.setattr(figurepool.Drawing, "add", handed)
+    monkeypatch.setattr(pivot, "declared_tables", made)
+    results = loader.load_results([str(matrix_dir)])
+    page = render.render(results, "html")
+    first = events.index(("handed", ["d1-plot"]))
+    assert first < len(events) - 1 - events[::-1].index(("made",))
+    # Nothing was left for the end.
+    assert events[-1] == ("handed", [])
+    monkeypatch.undo()
+    tables = pivot.all_tables(results)
+    found = questions.findings_table(results, pivot.family_order(results))
+    assert page == html.page(render.environment(), render.TITLE, [
+        "Rendered from %d result file(s): %s." % (
+            len(results), ", ".join(r.interpreter for r in results))],
+        tables, found=found)
+
+
+def test_a_figure_handed_out_for_other_tables_is_drawn_again(matrix_dir):
+    from gilbench.report.pages import html
+    from gilbench.report.tables import layout
+    results = loader.load_results([str(matrix_dir)])
+    groups = declarations_of(pivot.all_tables(results))
+    figures = html.Figures()
+    figures.add(groups[1])  # handed out as d1, but the page's d1 is another
+    blocks = layout.blocks(groups[0] + groups[1])
+    shown = figures.plots(blocks)
+    assert [plot.svg for plot in shown] == [
+        plots.figure([t for _, t in block.tables], "d%d-plot" % number).svg
+        for number, block in enumerate(blocks, 1)]
 
 
 def test_figure_workers_start_before_the_tables_are_computed(matrix_dir,

@@ -237,3 +237,34 @@ def test_where_takes_a_list_of_values(tmp_path):
                                          where={"kind": ["spin"]},
                                          cell=value()), LOCKS)
     assert len(both) == 2 * len(one) and len(one) >= 1
+
+
+def test_tables_made_on_two_cpus_are_the_pivots(tmp_path, monkeypatch):
+    """tables.parallel makes the last families' declared tables in a
+    forked child: the same tables, in the same order."""
+    from helpers import WIDE_INTERPRETERS, write_matrix
+
+    from gilbench.report.tables import parallel
+    write_matrix(tmp_path, catalogue=WIDE_INTERPRETERS)
+    results = loader.load_results([str(tmp_path)])
+    families = pivot.declared_families(results)
+    first, second = parallel.halves(results, families)
+    assert first and second and first + second == families
+    made_here = []
+    family_declared = pivot.family_declared_tables
+
+    def noted(results, families):
+        made_here.extend(families)  # in the child: not seen here
+        return family_declared(results, families)
+
+    monkeypatch.setattr(pivot, "family_declared_tables", noted)
+    monkeypatch.setattr(parallel, "SPLIT_FROM", 1)
+    expected = pivot.all_tables(results)
+    del made_here[:]
+    assert parallel.all_tables(results) == expected
+    assert made_here == first
+    # Few benchmarks: all made here.
+    del made_here[:]
+    monkeypatch.setattr(parallel, "SPLIT_FROM", 10 ** 9)
+    assert parallel.all_tables(results) == expected
+    assert made_here == families

@@ -93,6 +93,48 @@ def test_rst_problems_detects_bad_rst():
     assert render.rst_problems(broken) != ""
 
 
+def long_rst(sections):
+    """A page shaped as the report's: an overlined title, then sections
+    (``-``) of subsections (``~``) holding simple tables."""
+    from gilbench.report.pages import rstcheck
+    lines = ["=====", "Title", "=====", ""]
+    for k in range(sections):
+        lines += ["Section %d" % k, "-" * 12, "", "Part %d" % k, "~" * 8, ""]
+        for _ in range(rstcheck.SPLIT_FROM // sections // 6):
+            lines += ["=== ====", "a   b", "=== ====", "1   2", "=== ====",
+                      ""]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_long_page_is_checked_in_two_parts_as_the_whole_is():
+    from gilbench.report.pages import rstcheck
+    text = long_rst(20)
+    assert text.count("\n") >= rstcheck.SPLIT_FROM
+    first, second = rstcheck.split(text)
+    assert first + second == text
+    # Cut before a section title, near the middle.
+    assert re.match(r"Section \d+\n-{12}\n", second)
+    assert abs(len(first) - len(second)) < len(text) / 10
+    assert render.rst_problems(text) == ""
+    # A problem in either part is found at the line the whole would give.
+    lines = text.split("\n")
+    for at in (len(lines) // 4, 3 * len(lines) // 4):
+        broken = "\n".join(lines[:at] + ["", "+---+", "| a |", "+--+", ""]
+                           + lines[at:])
+        found = render.rst_problems(broken)
+        assert "Malformed table" in found
+        assert found == rstcheck._problems(broken)
+
+
+def test_a_page_without_sections_is_checked_whole():
+    from gilbench.report.pages import rstcheck
+    text = "Title\n=====\n\n" + "a paragraph\n\n" * 2000
+    assert rstcheck.split(text) == [text]
+    # The first section style only: subsections are never cut before.
+    one = long_rst(1)
+    assert rstcheck.split(one) == [one]
+
+
 def test_rst_reason_with_a_tab_is_valid(tmp_path):
     """A failure reason is the child's last stderr line and may contain a
     tab; str.ljust counts it as one column while docutils expands it."""

@@ -2,14 +2,19 @@
 
 matplotlib is single-threaded and a figure takes tens of milliseconds (a
 facet's axes, ticks and lines are hundreds of Python objects), so a page
-of many figures draws them in forked workers, one per usable CPU.  A
+of many figures draws them in forked workers, one per usable CPU.  Each
 worker's first figure would also pay for importing matplotlib (and scipy,
-for the scalability-law fits) and loading its fonts, about a second:
-``Workers`` forks them as soon as the results are loaded and warms them
-while the report computes its tables, on a CPU that would otherwise
-wait.  Figures are handed out longest first (their facets and series
-tell), so that no worker is left alone with a big one at the end; and
-should a worker die, what it left undrawn is drawn here.
+for the scalability-law fits) and loading its fonts, about a second of
+CPU: ``Workers`` does that once, in this process (which needs scipy for
+its own intervals anyway), and then forks them, so they share it.  A fork
+shares, on purpose, what this process holds (the loaded results,
+matplotlib's modules, its font cache and rcParams; no thread runs when it
+forks), and hands back only Plots.  A ``Drawing`` hands them each
+figure as soon as its tables are made (html.Figures), and they draw while
+the report makes the rest and computes its findings.  Figures handed out
+together go longest first (their facets and series tell), so that no
+worker is left alone with a big one at the end; and should a worker die,
+what it left undrawn is drawn here.
 """
 from __future__ import annotations
 
@@ -40,15 +45,10 @@ def worker_count(figures):
     return workers if figures >= PARALLEL_FROM and workers >= 2 else 0
 
 
-def warm(fits, turn=None):
-    """What a worker's first figure would do once for all: import
+def warm(fits):
+    """What each worker's first figure would otherwise do: import
     matplotlib's SVG backend (and scipy when there may be ``fits``) and
-    measure a text in the figures' font.  ``turn``: a lock the workers
-    take in turn, so that they warm one at a time, on the one CPU the
-    report's tables leave (together they would slow those)."""
-    if turn is not None:
-        with turn:
-            return warm(fits)
+    measure a text in the figures' font."""
     from matplotlib import rc_context
     from matplotlib.figure import Figure
     with rc_context({"svg.fonttype": "none", "font.family": "sans-serif",
@@ -77,18 +77,18 @@ def cost(tables):
 
 
 class Workers:
-    """Worker processes started (and warmed) ahead of the figures: a
-    context manager; ``pool`` is None where drawing here is better."""
+    """Worker processes started ahead of the figures, forked once this
+    process is warm (``warm``): a context manager; ``pool`` is None where
+    drawing here is better."""
 
     def __init__(self, figures, fits=False):
         self.pool = None
         count = worker_count(figures)
         if not count:
             return
-        context = multiprocessing.get_context("fork")
+        warm(fits)
         self.pool = ProcessPoolExecutor(
-            count, mp_context=context, initializer=warm,
-            initargs=(fits, context.Lock()))
+            count, mp_context=multiprocessing.get_context("fork"))
         try:
             # A task each starts them now, not when the figures are asked
             # for.
@@ -114,25 +114,72 @@ def draw(jobs, workers=None):
     the Plots (or None) in order, drawn by ``workers`` (a Workers) when
     it has a pool, else by a pool of this call's own when there are many
     jobs, else here."""
-    if workers is not None and workers.pool is not None:
-        return _draw_in(workers.pool, jobs)
-    if worker_count(len(jobs)):
-        with Workers(len(jobs)) as own:
-            if own.pool is not None:
-                return _draw_in(own.pool, jobs)
-    return [_draw(job) for job in jobs]
+    drawing = Drawing(workers)
+    drawing.add(jobs)
+    return drawing.result()
 
 
-def _draw_in(pool, jobs):
-    order = sorted(range(len(jobs)), key=lambda k: -cost(jobs[k][0]))
+class Drawing:
+    """Figures being drawn: the jobs given to ``add`` are handed to
+    ``workers``' pool at once, when it has one, so that they are drawn
+    while this process goes on (the tables, the findings); else drawn
+    when asked for, as ``draw`` says.  ``result()`` waits for their
+    Plots, in the order they were added."""
+
+    def __init__(self, workers=None):
+        self.pool = workers.pool if workers is not None else None
+        self.jobs = []
+        self.pending = []  # (job index, future or None: draw it here)
+
+    def add(self, jobs):
+        """Hand out ``jobs``, longest first; their indices among the
+        jobs added."""
+        first = len(self.jobs)
+        self.jobs += jobs
+        if self.pool is not None:
+            self.pending += _submit(self.pool, self.jobs, range(first,
+                                                                len(self.jobs)))
+        return range(first, len(self.jobs))
+
+    def result(self):
+        if self.pool is not None:
+            return _collect(self.jobs, self.pending)
+        if worker_count(len(self.jobs)):
+            with Workers(len(self.jobs)) as own:
+                if own.pool is not None:
+                    return _draw_in(own.pool, self.jobs)
+        return [_draw(job) for job in self.jobs]
+
+
+def _submit(pool, jobs, which=None):
+    """(job index, future) pairs of ``which`` jobs (all by default),
+    longest first; None for the future where the pool broke before
+    taking them all (``_collect`` draws those here)."""
+    which = range(len(jobs)) if which is None else which
+    order = sorted(which, key=lambda k: -cost(jobs[k][0]))
+    pending = []
+    try:
+        for k in order:
+            pending.append((k, pool.submit(_draw, jobs[k])))
+    except BrokenProcessPool:
+        pending += [(k, None) for k in order[len(pending):]]
+    return pending
+
+
+def _collect(jobs, pending):
     drawn = {}
     try:
-        pending = [(k, pool.submit(_draw, jobs[k])) for k in order]
         for k, future in pending:
+            if future is None:
+                raise BrokenProcessPool("not submitted")
             drawn[k] = future.result()
     except BrokenProcessPool:
         # A worker died (killed, out of memory): the rest are drawn here.
-        for k in order:
+        for k, _ in pending:
             if k not in drawn:
                 drawn[k] = _draw(jobs[k])
     return [drawn[k] for k in range(len(jobs))]
+
+
+def _draw_in(pool, jobs):
+    return _collect(jobs, _submit(pool, jobs))

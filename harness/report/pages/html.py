@@ -211,21 +211,79 @@ def html_block(block, number, drawn=None):
         plot=drawn, svg=Markup(drawn.svg) if drawn else None)
 
 
-def figures(blocks, workers=None):
-    """One plots.Plot (or None) per block, drawn in worker processes when
-    there are many (figurepool; ``workers``: a figurepool.Workers started
-    ahead, if any)."""
-    ceiling = plots.ceiling_curves([t for block in blocks
-                                    for _, t in block.tables])
-    jobs = [([t for _, t in block.tables], "d%d-plot" % number, ceiling)
-            for number, block in enumerate(blocks, 1)]
-    wanted = [k for k, (tables, _, _) in enumerate(jobs)
-              if plots.facets(tables)]
-    drawn = [None] * len(jobs)
-    for k, plot in zip(wanted, figurepool.draw([jobs[k] for k in wanted],
-                                               workers)):
-        drawn[k] = plot
-    return drawn
+class Figures:
+    """The page's figures, one plots.Plot (or None) per block, drawn in
+    worker processes when there are many (figurepool; ``workers``: a
+    figurepool.Workers started ahead, if any) while this process goes on.
+
+    ``add`` takes each declaration's tables as pivot.all_tables makes
+    them (pivot.handing_tables) and hands out their figure as soon as
+    this machine's ceiling is known: every speedup over a count draws it,
+    from the tables of the ``references`` families (those declaring
+    reference points), so the figures wait until the tables of a family
+    after them in page ``order`` come.  ``plots(blocks)`` waits for them
+    all, and draws what the page's blocks want that was not handed out,
+    or was for other tables or another ceiling."""
+
+    def __init__(self, workers=None, order=(), references=()):
+        self.drawing = figurepool.Drawing(workers)
+        self.order = list(order)
+        self.references = set(references)
+        self.made = []  # each declaration's drawn tables, as made
+        self.waiting = []  # (tables, gid) made before the ceiling was known
+        self.ceiling = None
+        self.handed = {}  # gid: (tables, ceiling, index in the drawing)
+
+    def add(self, tables):
+        """A declaration's tables (maybe none), as all_tables makes them:
+        a block of the page, numbered as layout.blocks numbers it."""
+        if not tables:
+            return
+        if self.ceiling is None and self._after_references(tables[0].family):
+            self.ceiling = plots.ceiling_curves(
+                [t for made in self.made for t in made])
+        block, = layout.blocks(tables)
+        self.made.append([t for _, t in block.tables])
+        self.waiting.append((self.made[-1], "d%d-plot" % len(self.made)))
+        if self.ceiling is not None:
+            jobs = [(drawn, gid, self.ceiling) for drawn, gid in self.waiting
+                    if plots.facets(drawn)]
+            for job, index in zip(jobs, self.drawing.add(jobs)):
+                self.handed[job[1]] = (job[0], job[2], index)
+            self.waiting = []
+
+    def _after_references(self, family):
+        """Whether ``family`` comes after every reference family."""
+        if family not in self.order:
+            return False
+        at = self.order.index(family)
+        return all(f in self.order and self.order.index(f) < at
+                   for f in self.references)
+
+    def plots(self, blocks):
+        """One Plot (or None) per block of the page."""
+        ceiling = plots.ceiling_curves([t for block in blocks
+                                        for _, t in block.tables])
+        wanted = {}
+        for number, block in enumerate(blocks, 1):
+            drawn = [t for _, t in block.tables]
+            if plots.facets(drawn):
+                wanted["d%d-plot" % number] = (number - 1, drawn)
+        again = [(drawn, gid, ceiling) for gid, (_, drawn) in wanted.items()
+                 if not self._handed_as(gid, drawn, ceiling)]
+        for job, index in zip(again, self.drawing.add(again)):
+            self.handed[job[1]] = (job[0], job[2], index)
+        found = self.drawing.result()
+        shown = [None] * len(blocks)
+        for gid, (k, _) in wanted.items():
+            shown[k] = found[self.handed[gid][2]]
+        return shown
+
+    def _handed_as(self, gid, tables, ceiling):
+        handed = self.handed.get(gid)
+        return (handed is not None and handed[1] == ceiling
+                and len(handed[0]) == len(tables)
+                and all(a is b for a, b in zip(handed[0], tables)))
 
 
 def shared_styles(drawn):
@@ -239,13 +297,16 @@ def shared_styles(drawn):
     return drawn, css
 
 
-def sections(tables, plot_tables=True, workers=None):
+def sections(tables, plot_tables=True, workers=None, drawing=None):
     """Declared tables' blocks grouped by family (in order), then one
     section of the listings (raw values, CPU, runs); and the style sheet
-    their figures share."""
+    their figures share.  ``drawing``: the tables' Figures, handed out
+    as they were made, if any."""
     found, listings = {}, []
     blocks = layout.blocks(tables)
-    drawn, css = (shared_styles(figures(blocks, workers)) if plot_tables
+    if plot_tables and drawing is None:
+        drawing = Figures(workers)
+    drawn, css = (shared_styles(drawing.plots(blocks)) if plot_tables
                   else ([None] * len(blocks), ""))
     for number, (block, plot) in enumerate(zip(blocks, drawn), 1):
         shown = html_block(block, number, plot)
@@ -317,10 +378,12 @@ def docs_links(page_sections, docs_url):
 
 
 def page(environment, title, intro, tables, plot_tables=True, found=None,
-         docs_url=None, workers=None):
+         docs_url=None, workers=None, drawing=None):
     """The page; ``workers``: a figurepool.Workers started ahead to draw
-    its figures, if any."""
-    page_sections, figure_css = sections(tables, plot_tables, workers)
+    its figures, if any; ``drawing``: its Figures, handed out already
+    (to those workers), if any."""
+    page_sections, figure_css = sections(tables, plot_tables, workers,
+                                         drawing)
     docs_links(page_sections, docs_url)
     return environment.get_template("report.html.j2").render(
         title=one_line(title), intro=[one_line(x) for x in intro],

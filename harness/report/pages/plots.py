@@ -20,6 +20,7 @@ nobody reads (tick marks, a box, white backgrounds).
 """
 from __future__ import annotations
 
+import functools
 import io
 import math
 import re
@@ -41,6 +42,8 @@ _METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.S)
 FIGURE_WIDTH = 8.0  # inches; the page scales the SVG to its width
 TITLE_WIDTH = 36  # characters of a facet title per line (three facets
 # side by side)
+LEGEND_AT = (0.77, 0.98)  # the legend's upper left corner, in the figure
+LEGEND_SIZE = 8  # its font size (points)
 
 
 # matplotlib's settings for every figure.  Text stays text (the page's
@@ -54,10 +57,10 @@ TITLE_WIDTH = 36  # characters of a facet title per line (three facets
 # ticks so, rather than making them and changing every one.
 STYLE = {"svg.fonttype": "none", "font.family": "sans-serif",
          "font.size": 8, "axes.titley": 1.0, "axes.titlepad": 4,
-         "axes.grid": True, "axes.grid.axis": "y", "grid.color": "0.9",
-         "grid.linewidth": 0.8, "axes.axisbelow": True,
          "axes.spines.top": False, "axes.spines.right": False,
          "xtick.bottom": False, "ytick.left": False}
+# The horizontal gridlines (plots._gridlines), below what a facet draws.
+GRID = {"color": "0.9", "linewidth": 0.8, "zorder": 0.5}
 
 
 @dataclass
@@ -366,6 +369,30 @@ def _shared_y(ax, kind, values, log):
         ax.yaxis.set_major_formatter(formatter)
 
 
+def _gridlines(axes, count, columns):
+    """Horizontal gridlines at the shared y axis's ticks, one line a
+    facet (below what it draws; within it, so no clip path), instead of
+    matplotlib's grid: that is a line per tick of every facet, each
+    drawn from a tick made for it, though beyond the first column the
+    ticks show nothing else (their labels are the first column's).  So
+    those facets' y axes are not drawn at all."""
+    from matplotlib.lines import Line2D
+    first = axes[0][0]
+    low, high = sorted(first.get_ylim())
+    close = (high - low) * 1e-10
+    ys = [y for y in first.get_yticks() if low - close <= y <= high + close]
+    for k in range(count):
+        ax = axes[k // columns][k % columns]
+        line = Line2D([0, 1, math.nan] * len(ys),
+                      [y for y in ys for y in (y, y, math.nan)],
+                      transform=ax.get_yaxis_transform(), clip_on=False,
+                      zorder=GRID["zorder"], color=GRID["color"],
+                      linewidth=GRID["linewidth"])
+        ax.add_artist(line)
+        if k % columns:
+            ax.yaxis.set_visible(False)
+
+
 def _at_reference(table):
     """Whether a declared table shows only its family's reference points
     along its row axis (the ceiling's speedup tables do)."""
@@ -445,22 +472,30 @@ def figure(tables, gid, ceiling=None):
             ax.set_title("\n".join(_text(line) for line in textwrap.wrap(
                 facet.title, TITLE_WIDTH)), fontsize=7.5)
             ax.patch.set_visible(False)
-            # The gridlines lie within the facet by construction: no clip
-            # path each.
-            ax.yaxis.set_tick_params(grid_clip_on=False)
+            # A facet's axis labels are empty (the figure's supxlabel and
+            # supylabel name the axes): placed anywhere, matplotlib need
+            # not measure every facet's tick labels to place them.
+            ax.xaxis.set_label_coords(0.5, 0.0)
+            ax.yaxis.set_label_coords(0.0, 0.5)
         for k in range(len(drawn), rows * columns):
             axes[k // columns][k % columns].set_visible(False)
+        if same_x and lines:
+            # Above the last row a shared x axis has no tick labels, and
+            # (STYLE) no tick marks or gridlines: it would draw nothing,
+            # after working out its ticks.
+            for row in axes[:-1]:
+                for ax in row:
+                    ax.xaxis.set_visible(False)
         _shared_y(axes[0][0], kind, values, log)
         for row in axes:
             for ax in row:
                 # No log minor ticks: each is an SVG element.
                 ax.minorticks_off()
+        _gridlines(axes, len(drawn), columns)
         fig.supxlabel(_text(pivot.dimension_label(first.row_dim,
                                                   first.axes)), fontsize=9)
         fig.supylabel(_text(kind.y_label()), fontsize=9)
-        handles, labels = _legend_entries(axes)
-        fig.legend(handles, labels, loc="upper left",
-                   bbox_to_anchor=(0.77, 0.98), frameon=False, fontsize=8)
+        _legend(fig, *_legend_entries(axes))
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg",
                     metadata={"Date": None, "Creator": None,
@@ -469,6 +504,59 @@ def figure(tables, gid, ceiling=None):
         "", buffer.getvalue(), count=1)))
     series = sum(len(facet.series) for facet in drawn)
     return Plot(svg, series, "lines" if lines else "bars", len(drawn))
+
+
+def _legend(fig, handles, labels):
+    """The figure's legend, placed as matplotlib's Legend places it
+    (``fig.legend(loc="upper left", bbox_to_anchor=LEGEND_AT,
+    frameon=False, fontsize=LEGEND_SIZE)``): per entry, a copy of its
+    line (a dot in the middle) and its label, one under another.  Laid
+    out here because the Legend nests its entries in boxes that measure
+    every label about six times per drawing, a quarter of a figure's
+    time; one-line labels aligned left need no measuring."""
+    from matplotlib import rcParams
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import Affine2D
+
+    def pad(name):
+        return rcParams["legend." + name] * LEGEND_SIZE
+
+    # In points from the figure's lower left corner.
+    points = Affine2D().scale(1 / 72) + fig.dpi_scale_trans
+    width, height = fig.get_size_inches() * 72
+    ascent, descent = _line_extent()
+    border = pad("borderaxespad") + pad("borderpad")
+    left = LEGEND_AT[0] * width + border
+    baseline = LEGEND_AT[1] * height - border - max(ascent,
+                                                     pad("handleheight"))
+    for original, label in zip(handles, labels):
+        line = Line2D(left + numpy.array([0, 0.5, 1]) * pad("handlelength"),
+                      [baseline + pad("handleheight") / 2] * 3,
+                      markevery=[1])
+        line.update_from(original)
+        line.set_transform(points)
+        line.set_clip_box(None)
+        line.set_clip_path(None)
+        fig.add_artist(line)
+        fig.text(left + pad("handlelength") + pad("handletextpad"),
+                 baseline, label, fontsize=LEGEND_SIZE, transform=points,
+                 va="baseline", ha="left")
+        baseline -= ascent + descent + pad("labelspacing")
+
+
+@functools.lru_cache(maxsize=None)
+def _line_extent():
+    """A line of the legend's text above and below its baseline, in
+    points: the font's typographic ascent and descent, as matplotlib lays
+    out a line (whatever the line holds)."""
+    from matplotlib.font_manager import FontProperties, findfont, get_font
+    font = get_font(findfont(FontProperties(size=LEGEND_SIZE)))
+    scale = LEGEND_SIZE / font.units_per_EM
+    table = font.get_sfnt_table("OS/2")
+    if table is None:
+        return font.ascender * scale, -font.descender * scale
+    return (table["sTypoAscender"] * scale,
+            -table["sTypoDescender"] * scale)
 
 
 def _legend_entries(axes):

@@ -20,7 +20,7 @@ from gilbench.report.pages.textlayout import (
     findings_as_text,
     wrap,
 )
-from gilbench.report.tables import layout, pivot, questions
+from gilbench.report.tables import layout, parallel, pivot, questions
 
 TEMPLATES = os.path.dirname(os.path.abspath(templates.__file__))
 FORMATS = {"rst": "report.rst.j2", "md": "report.md.j2",
@@ -62,10 +62,19 @@ def render(results, fmt, docs_url=None, width=WIDTH):
     intro = "Rendered from %d result file(s): %s." % (
         len(results), ", ".join(r.interpreter for r in results))
     with _figure_workers(results, fmt) as workers:
+        drawing = _figures(results, fmt, workers)
+        if drawing is None:  # the second CPU makes half the tables
+            tables = parallel.all_tables(results)
+        else:
+            # Each declaration's figure is handed to the workers as soon
+            # as its tables are made: they draw while the rest of the
+            # tables and the findings are computed here.
+            with pivot.handing_tables(drawing.add):
+                tables = pivot.all_tables(results)
         found = questions.findings_table(results, pivot.family_order(results))
-        return render_tables(pivot.all_tables(results), fmt, TITLE,
-                             [intro], found=found, docs_url=docs_url,
-                             width=width, workers=workers)
+        return render_tables(tables, fmt, TITLE, [intro], found=found,
+                             docs_url=docs_url, width=width,
+                             workers=workers, drawing=drawing)
 
 
 def _figure_workers(results, fmt):
@@ -82,17 +91,30 @@ def _figure_workers(results, fmt):
         map(plots.speedup_over_counts, declared)))
 
 
+def _figures(results, fmt, workers):
+    """The HTML page's figures (an html.Figures), to hand to ``workers``
+    as their tables are made; else None."""
+    if fmt != "html":
+        return None
+    from gilbench.report.pages import html
+    return html.Figures(workers, pivot.family_order(results),
+                        {f for result in results for f in result.references})
+
+
 def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
-                  found=None, docs_url=None, width=WIDTH, workers=None):
+                  found=None, docs_url=None, width=WIDTH, workers=None,
+                  drawing=None):
     """records.Tables as a page, opening with the findings (a
     questions.FindingsTable) when there are any: RST, Markdown, HTML
     with figures (drawn by ``workers``, a figurepool.Workers started
-    ahead, if any), or JSON."""
+    ahead, if any; ``drawing``: the tables' html.Figures, handed out as
+    they were made, if any), or JSON."""
     if fmt == "html":
         # Imported here: matplotlib is slow to import.
         from gilbench.report.pages import html
         return html.page(environment(), title, intro, tables, found=found,
-                         docs_url=docs_url, workers=workers)
+                         docs_url=docs_url, workers=workers,
+                         drawing=drawing)
     if fmt == "json":
         return jsonpage.render(tables, title, intro, legend, found)
     escape = _ESCAPE[fmt]
@@ -110,12 +132,7 @@ def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
 
 
 def rst_problems(text):
-    """docutils' warnings and errors for ``text`` (empty when clean)."""
-    import io
-
-    import docutils.core
-    stream = io.StringIO()
-    docutils.core.publish_doctree(
-        text, settings_overrides={"warning_stream": stream,
-                                  "report_level": 2, "halt_level": 5})
-    return stream.getvalue()
+    """docutils' warnings and errors for ``text`` (empty when clean; see
+    gilbench.report.pages.rstcheck)."""
+    from gilbench.report.pages import rstcheck
+    return rstcheck.problems(text)

@@ -64,6 +64,9 @@ _MARKERS = re.compile(
     r'x="[^"]*" y="[^"]*"(?: style="[^"]*")?/>)+)</g>')
 _USE = re.compile(r'<use xlink:href="#(m[0-9a-f]{10})" x="([^"]*)" '
                   r'y="([^"]*)"(?: style="([^"]*)")?/>')
+_TOKEN = re.compile(r"<[^>]*>|[^<]+")
+_CLIP = re.compile(r'\sclip-path="[^"]*"')
+_HAS_TRANSFORM = re.compile(r"\stransform=")
 SHARED_CLASS = "s"  # prefix of share_styles' class names
 SHARED_ID = "c"  # prefix of share_styles' ids
 
@@ -86,57 +89,107 @@ def _round_moves(match):
 
 def compact_path(data):
     """Path data of absolute M, L, C, Q and Z commands (what matplotlib
-    writes), numbers already rounded: no spaces around commands, and a
+    writes), numbers already rounded: no spaces around commands, a
     segment along an axis as ``H``/``V`` (``h0`` where it has no length:
-    with round caps a dot).  Other path data comes back with its spaces
+    with round caps a dot), a move or line relative to where it starts
+    from (``m``, ``l``, ``h``, ``v``) where that is shorter, and no moveto
+    that draws nothing.  Other path data comes back with its spaces
     tightened only."""
-    tokens = _PATH_TOKEN.findall(data)
-    out, command, numbers = [], None, []
-    start = here = None
+    parts = _path_parts(_PATH_TOKEN.findall(data))
+    if parts is None:
+        return " ".join(data.split())
+    # A moveto that the next one (or the end) follows draws nothing (a
+    # series' one point, before its error bar).
+    drawn = [part for k, part in enumerate(parts) if part[0] != "M"
+             or (k + 1 < len(parts) and parts[k + 1][0] != "M")]
+    out, start, here = [], None, None
+    for command, numbers in drawn or parts:
+        point = numbers[-2:]
+        if command == "z":
+            out.append("z")
+            here = start
+            continue
+        if command == "L" and here is not None:
+            out.append(_line(point, here))
+        elif command == "M" and here is not None:
+            out.append(_shorter("M" + " ".join(point),
+                                _moved("m", point, here)))
+        else:
+            out.append(command + " ".join(numbers))
+        if command == "M":
+            start = point
+        here = point
+    return "".join(out)
+
+
+def _path_parts(tokens):
+    """[(command, numbers)] of path data tokens, each moveto, lineto or
+    curve on its own (a moveto's further pairs are linetos); None where
+    the data holds other commands or stray numbers."""
+    parts, command, numbers = [], None, []
 
     def flush():
-        nonlocal start, here
         if command is None:
             return True
         if command in "Zz":
-            out.append("z")
-            here = start
+            parts.append(("z", ()))
             return not numbers
-        if command not in "MLCQ":
-            return False
-        size = {"M": 2, "L": 2, "C": 6, "Q": 4}[command]
-        if not numbers or len(numbers) % size:
+        size = {"M": 2, "L": 2, "C": 6, "Q": 4}.get(command)
+        if size is None or not numbers or len(numbers) % size:
             return False
         for k in range(0, len(numbers), size):
-            point = tuple(numbers[k + size - 2:k + size])
-            # A moveto's further pairs are linetos.
-            line = command == "L" or (command == "M" and k > 0)
-            if line and here is not None:
-                if point == here:
-                    out.append("h0")
-                elif point[1] == here[1]:
-                    out.append("H" + point[0])
-                elif point[0] == here[0]:
-                    out.append("V" + point[1])
-                else:
-                    out.append("L%s %s" % point)
-            else:
-                out.append(command + " ".join(numbers[k:k + size]))
-                if command == "M":
-                    start = point
-            here = point
+            parts.append(("L" if command == "M" and k else command,
+                          tuple(numbers[k:k + size])))
         return True
 
     for token in tokens:
         if token.isalpha():
             if not flush():
-                return " ".join(data.split())
+                return None
             command, numbers = token, []
         else:
             numbers.append(token)
-    if not flush():
-        return " ".join(data.split())
-    return "".join(out)
+    return parts if flush() else None
+
+
+def _line(point, here):
+    """A lineto from ``here``: along an axis as H or V (h0 without
+    length), each absolute or relative, whichever is shorter."""
+    if point == here:
+        return "h0"
+    if point[1] == here[1]:
+        return _shorter("H" + point[0], _moved("h", point[:1], here[:1]))
+    if point[0] == here[0]:
+        return _shorter("V" + point[1], _moved("v", point[1:], here[1:]))
+    return _shorter("L%s %s" % point, _moved("l", point, here))
+
+
+_TENTHS = re.compile(r"-?\d+(?:\.\d)?")
+
+
+def _moved(letter, point, here):
+    """``letter`` and ``point`` less ``here`` (numbers of at most one
+    decimal, as rounded), the shortest way written; None when a number
+    has more decimals."""
+    if not all(map(_TENTHS.fullmatch, point + here)):
+        return None
+    text = ""
+    for to, start in zip(point, here):
+        tenths = round(float(to) * 10) - round(float(start) * 10)
+        whole, tenth = divmod(abs(tenths), 10)
+        number = ("-" if tenths < 0 else "") + (
+            "%d" % whole if not tenth else
+            "%d.%d" % (whole, tenth) if whole else ".%d" % tenth)
+        text += number if not text or number[0] == "-" else " " + number
+    return letter + text
+
+
+def _shorter(absolute, relative):
+    """The absolute form unless the relative one (None: none) is
+    shorter."""
+    if relative is not None and len(relative) < len(absolute):
+        return relative
+    return absolute
 
 
 def _compact_path(match):
@@ -262,6 +315,99 @@ def unwrap_groups(svg):
     return "".join(out)
 
 
+def _parsed(svg):
+    """The elements of ``svg`` as a tree: a leaf is a token (a tag that
+    closes itself, or text); an element with content is a list
+    [start tag, children, end tag].  None when the tags do not nest."""
+    root = [None, [], None]
+    stack = [root]
+    for token in _TOKEN.findall(svg):
+        if token.startswith("</"):
+            if len(stack) < 2:
+                return None
+            stack.pop()[2] = token
+        elif token.startswith("<") and not token.endswith("/>") \
+                and not token.startswith(("<!", "<?")):
+            node = [token, [], None]
+            stack[-1][1].append(node)
+            stack.append(node)
+        else:
+            stack[-1][1].append(token)
+    return root[1] if len(stack) == 1 else None
+
+
+def _clip_of(child):
+    """The clip path a child element is drawn through, where moving it
+    to a group around it cannot change what it clips: a tag without a
+    transform (which would give the clip another coordinate system)."""
+    tag = child[0] if isinstance(child, list) else child
+    if not tag.startswith("<") or _HAS_TRANSFORM.search(tag):
+        return None
+    if isinstance(child, list) and not tag.startswith("<g"):
+        return None
+    found = _CLIP.search(tag)
+    return found.group() if found else None
+
+
+def _unclipped(child):
+    if isinstance(child, list):
+        return [_CLIP.sub("", child[0], count=1)] + child[1:]
+    return _CLIP.sub("", child, count=1)
+
+
+def _clip_groups(children):
+    """Runs of sibling elements clipped by one clip path, clipped once:
+    by a group around them (the clip applies to what the group draws, as
+    it did to each)."""
+    clips = [_clip_of(child) for child in children]
+    out, k = [], 0
+    while k < len(children):
+        end = k + 1
+        while end < len(children) and clips[k] and clips[end] == clips[k]:
+            end += 1
+        if end - k < 2:
+            out.append(children[k])
+        else:
+            out.append(["<g%s>" % clips[k],
+                        [_unclipped(child) for child in children[k:end]],
+                        "</g>"])
+        k = end
+    return out
+
+
+def _shared_clips(nodes, owner=None):
+    """``nodes`` (children of the element whose start tag is ``owner``)
+    with clip paths moved up: onto a group (with attributes, no clip and
+    no transform of its own) whose children all share one, else onto a
+    group around each run of siblings sharing one."""
+    for node in nodes:
+        if isinstance(node, list) and node[0].startswith(("<g", "<svg")):
+            node[1] = _shared_clips(node[1], node)
+    clips = {_clip_of(child) for child in nodes}
+    if (owner is not None and owner[0].startswith("<g") and len(clips) == 1
+            and None not in clips
+            and not _CLIP.search(owner[0])
+            and not _HAS_TRANSFORM.search(owner[0])):
+        owner[0] = owner[0][:-1] + clips.pop() + ">"
+        return [_unclipped(child) for child in nodes]
+    return _clip_groups(nodes)
+
+
+def _joined(nodes):
+    return "".join(node if isinstance(node, str)
+                   else node[0] + _joined(node[1]) + (node[2] or "")
+                   for node in nodes)
+
+
+def shared_clips(svg):
+    """``svg`` with each run of elements clipped alike clipped once, by
+    the group that holds them (matplotlib clips every line of a facet
+    on its own, to the same rectangle); as it was when its tags do not
+    nest."""
+    nodes = _parsed(svg)
+    return svg if nodes is None else _joined(_shared_clips(nodes))
+
+
 def trim(svg):
     """``svg`` (one <svg> element from matplotlib), smaller; still a
     figure on its own (styles stay attributes: ``share_styles``)."""
@@ -273,6 +419,7 @@ def trim(svg):
     svg = markers_as_dots(svg)
     svg = _AUTOMATIC_ID.sub("", svg)
     svg = unwrap_groups(svg)
+    svg = shared_clips(svg)
     return _hoist_font_family(svg)
 
 

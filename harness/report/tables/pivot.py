@@ -9,6 +9,7 @@ those they all share are its ``common`` values, stated once by the page.
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 
 from gilbench.model import resultformat as fmt
@@ -20,6 +21,21 @@ from gilbench.report.data.records import Table, label
 from gilbench.report.tables import builds, listings
 
 HIDDEN_IN_TITLES = ("family",)  # every table of a family shares it
+# Who else all_tables hands each declaration's tables as it makes them
+# (handing_tables): the HTML page's figures are drawn while the rest are
+# made.
+_RECEIVERS = []
+
+
+@contextlib.contextmanager
+def handing_tables(receiver):
+    """Inside, all_tables hands each declaration's tables (a list, maybe
+    empty) to ``receiver`` as soon as it has made them."""
+    _RECEIVERS.append(receiver)
+    try:
+        yield receiver
+    finally:
+        _RECEIVERS.remove(receiver)
 
 
 def _numeric(values):
@@ -60,14 +76,13 @@ def matches(record, where):
 
 
 def _groups(per, anchors):
-    """Combinations of the ``per`` values, in first-seen order: the
-    registry's, as the files list their benchmarks."""
-    combos = []
+    """{combination of the ``per`` values: its anchors}, in first-seen
+    order: the registry's, as the files list their benchmarks."""
+    groups = {}
     for record in anchors:
-        combo = tuple(record.dims.get(d) for d in per)
-        if combo not in combos:
-            combos.append(combo)
-    return combos
+        groups.setdefault(tuple(record.dims.get(d) for d in per),
+                          []).append(record)
+    return groups
 
 
 def dimension_label(dim, axes):
@@ -120,28 +135,35 @@ def _text(value):
     return "-" if value is None else str(value)
 
 
-def declared_tables(results, family, declaration, axes):
-    """One Table per combination of the ``per`` values (maybe none)."""
-    kind = kinds.make(declaration, axes, ceiling_lookup(results))
-    records = [r for result in results for r in result.records
-               if r.dims["family"] == family]
-    if lacking_dimensions(declaration, records):
-        return []
+def family_records(results, family):
+    """The records of ``family`` in every file, in file order."""
+    return [r for result in results for r in result.records
+            if r.dims["family"] == family]
+
+
+def declared_tables(results, family, declaration, axes, shared=None):
+    """One Table per combination of the ``per`` values (maybe none);
+    ``shared``: the family's Lookup and this machine's Ceiling
+    (ceiling_lookup), made once by a caller for all of a family's
+    declarations (else made here)."""
     # Twins (denominators, baselines) may lie outside ``where``: it picks
     # the cells, not what they are computed from.
-    lookup = Lookup(records)
+    lookup, ceiling = shared or (Lookup(family_records(results, family)),
+                                 ceiling_lookup(results))
+    kind = kinds.make(declaration, axes, ceiling)
+    records = lookup.records
+    if lacking_dimensions(declaration, records):
+        return []
     anchors = [r for r in kind.anchors(records)
                if matches(r, declaration["where"])]
     interpreters = [result.interpreter for result in results]
     per = split_dimensions(declaration, kind, anchors)
     rows_dim, columns_dim = declaration["rows"], declaration["columns"]
     tables = []
-    combos = _groups(per, anchors)
-    common = fixed_values(combos, per)
-    for combo in combos:
+    groups = _groups(per, anchors)
+    common = fixed_values(list(groups), per)
+    for combo, members in groups.items():
         per_values = dict(zip(per, combo))
-        members = [r for r in anchors
-                   if all(r.dims.get(d) == v for d, v in per_values.items())]
         row_values = ordered(rows_dim, members, interpreters)
         column_values = ordered(columns_dim, members, interpreters)
         grid = [[kind.cell(lookup, {**per_values, rows_dim: row,
@@ -176,8 +198,7 @@ def ceiling_lookup(results):
     and its records; None without them."""
     for result in results:
         for family, points in result.references.items():
-            records = [r for one in results for r in one.records
-                       if r.dims["family"] == family]
+            records = family_records(results, family)
             return Ceiling(Lookup(records), family, points) if records \
                 else None
     return None
@@ -214,16 +235,39 @@ def family_order(results):
                   key=lambda f: (order.get(f, fmt.DEFAULT_ORDER), f))
 
 
+def declared_families(results):
+    """The families that declare tables, in page order."""
+    found = declarations(results)
+    return [f for f in family_order(results) if f in found]
+
+
+def family_declared_tables(results, families):
+    """The declared tables of ``families`` (in that order), tables in
+    declaration order."""
+    tables = []
+    found = declarations(results)
+    ceiling = ceiling_lookup(results)
+    for family in families:
+        family_tables, axes = found[family]
+        shared = (Lookup(family_records(results, family)), ceiling)
+        for declaration in family_tables:
+            made = declared_tables(results, family, declaration, axes,
+                                   shared)
+            for receiver in _RECEIVERS:
+                receiver(made)
+            tables.extend(made)
+    return tables
+
+
+def other_tables(results):
+    """The tables after the declared ones: the free-threaded builds'
+    comparison, raw values, CPU utilisation and runs."""
+    return (builds.tables(results, family_order(results))
+            + listings.all_listings(results))
+
+
 def all_tables(results):
     """Declared tables (families in page order, tables in declaration
     order), then raw values, CPU utilisation and runs."""
-    tables = []
-    found = declarations(results)
-    for family in [f for f in family_order(results) if f in found]:
-        family_tables, axes = found[family]
-        for declaration in family_tables:
-            tables.extend(declared_tables(results, family, declaration,
-                                          axes))
-    families = family_order(results)
-    return (tables + builds.tables(results, families)
-            + listings.all_listings(results))
+    return (family_declared_tables(results, declared_families(results))
+            + other_tables(results))
