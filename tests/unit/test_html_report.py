@@ -201,6 +201,30 @@ def test_a_figure_legend_lists_each_line_once_in_its_colour(matrix_dir):
                 in style
 
 
+@pytest.mark.parametrize("os2", [None, {}, {"version": 4}])
+def test_the_legend_lays_out_a_font_without_typographic_metrics(
+        monkeypatch, os2):
+    """A font whose OS/2 table is missing or lacks sTypoAscender (as the
+    matplotlib a free-threaded build installs gives) is laid out by its
+    own ascender and descender."""
+    from matplotlib import font_manager
+
+    class Font:
+        units_per_EM, ascender, descender = 2048, 1901, -483
+
+        def get_sfnt_table(self, name):
+            return os2
+
+    monkeypatch.setattr(font_manager, "get_font", lambda *a, **k: Font())
+    plots._line_extent.cache_clear()
+    try:
+        ascent, descent = plots._line_extent()
+    finally:
+        plots._line_extent.cache_clear()
+    scale = plots.LEGEND_SIZE / 2048
+    assert (ascent, descent) == pytest.approx((1901 * scale, 483 * scale))
+
+
 def test_ratio_cells_are_shaded_with_a_legend(matrix_page):
     _, page = matrix_page
     assert re.search(r'<td class="r[-0-9]+">\d', page)

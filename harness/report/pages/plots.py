@@ -552,8 +552,10 @@ def _line_extent():
     from matplotlib.font_manager import FontProperties, findfont, get_font
     font = get_font(findfont(FontProperties(size=LEGEND_SIZE)))
     scale = LEGEND_SIZE / font.units_per_EM
-    table = font.get_sfnt_table("OS/2")
-    if table is None:
+    # Some builds of matplotlib give no OS/2 table, or one without the
+    # typographic metrics; the font's own ascender and descender then.
+    table = font.get_sfnt_table("OS/2") or {}
+    if "sTypoAscender" not in table or "sTypoDescender" not in table:
         return font.ascender * scale, -font.descender * scale
     return (table["sTypoAscender"] * scale,
             -table["sTypoDescender"] * scale)
