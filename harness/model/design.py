@@ -344,8 +344,8 @@ def recipe_seconds(sizing, runs, seconds):
                                      for run in runs))
     loops = sizing.loops
     if loops is None and per_loop > 0:
-        outside += 2 * _doubled(per_loop, sizing.min_time) * per_loop
         loops = _doubled(per_loop, sizing.min_time)
+        outside += 2 * loops * per_loop
     return outside + sizing.processes * (
         set_up + (sizing.warmups + sizing.values) * (loops or 1) * per_loop)
 
