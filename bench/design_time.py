@@ -14,10 +14,11 @@ the medians), each design's time per family (the benchmarks' own
 inside the other runs' 95% intervals (bench/coverage.py's count), per
 family -- the adaptive design's with and without the report's correction
 for looks.  With ``--reference``, one more run of ``--design fixed -p
-10`` is the reference: how many of its decided answers each adaptive run
-decides the same way, and how many it contradicts (significant the other
-way).  Run it with a Python that has gilbench's report side (the tests'
-env); ``--python`` is the interpreter measured (it needs gilbench).
+10`` is the reference: how many of its decided answers each run (adaptive
+and fixed) decides the same way, and how many it contradicts (significant
+the other way).  Run it with a Python that has gilbench's report side
+(the tests' env); ``--python`` is the interpreter measured (it needs
+gilbench).
 The result files stay in ``--runs-dir`` (a run already there is reused).
 """
 from __future__ import print_function
@@ -181,9 +182,11 @@ def main():
         if wall is not None:
             print("reference (fixed, 10 processes): %.0f s" % wall)
         figures["reference"] = []
-        for path in paths[ADAPTIVE]:
+        # The fixed runs too: what the recipe decides in twice the time.
+        for path in paths[ADAPTIVE] + paths[FIXED]:
             decided, same, contradicted = against_reference(reference, path)
-            figures["reference"].append([decided, same, contradicted])
+            figures["reference"].append([os.path.basename(path), decided,
+                                         same, contradicted])
             print("%s: %d of the reference's %d decided answers decided "
                   "the same way (%.0f%%), %d contradicted" % (
                       os.path.basename(path), same, decided,
