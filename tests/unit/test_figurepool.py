@@ -147,3 +147,20 @@ def test_no_fork_no_workers_all_drawn_here(monkeypatch):
         assert figurepool.draw(jobs, workers) == [(job[1], here)
                                                   for job in jobs]
     assert figurepool.draw(jobs) == [(job[1], here) for job in jobs]
+
+
+def test_workers_collect_cycles_while_the_report_does_not(monkeypatch):
+    """A report pauses the cyclic collector (report.collector); matplotlib
+    makes a cycle of every figure, so its workers keep theirs on."""
+    import gc
+
+    from gilbench.report import collector
+    monkeypatch.setattr(figurepool, "usable_cpus", lambda: 2)
+    was = gc.isenabled()
+    with collector.paused():
+        assert not gc.isenabled()
+        with figurepool.Workers(figurepool.PARALLEL_FROM) as workers:
+            assert workers.pool is not None
+            assert workers.pool.submit(gc.isenabled).result() is True
+        assert not gc.isenabled()
+    assert gc.isenabled() is was

@@ -515,3 +515,25 @@ def test_a_user_family_reading_the_ceiling_measures_it_too(tmp_path):
     answer = row.answers[0]
     assert not answer.missing, answer
     assert re.match(r"(\d\.\d\d|too noisy to tell) \[", answer.text), answer
+
+
+def test_splits_judged_at_once_are_judged_as_one_by_one():
+    """Many benchmarks' splits are judged in one scipy call per shape
+    (processes x values); each answer is the one judged alone."""
+    from gilbench.report.numbers import intervals
+    generator = numpy.random.default_rng(7)
+    many = []
+    for shape in [(2, 2), (3, 3, 3), (2, 2, 5, 5), (4,), (1, 1)] * 6:
+        modes = generator.choice([1.0, 1.3], size=len(shape))
+        many.append(tuple(
+            tuple(mode * (1 + 0.02 * generator.standard_normal(n)))
+            for mode, n in zip(modes, shape)))
+    intervals._SPLITS.clear()
+    intervals.judge_splits(many)
+    at_once = [intervals.processes_split(groups) for groups in many]
+    alone = []
+    for groups in many:
+        intervals._SPLITS.clear()
+        alone.append(intervals.processes_split(groups))
+    assert at_once == alone
+    assert 0 < sum(at_once) < len(many)

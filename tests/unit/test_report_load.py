@@ -278,3 +278,20 @@ def test_a_file_with_declarations_per_benchmark_still_loads():
     assert "gil" in loaded.findings
     page = render.render(loader.load_results([path]), "md")
     assert "nogil/gil slowdown" in page
+
+
+def test_many_bytes_of_files_load_in_two_processes_as_in_one(tmp_path,
+                                                             monkeypatch):
+    for name, version in [("a.json", "3.9.18"), ("b.json", "3.10.4"),
+                          ("c.json", "3.11.7"), ("d.json", "2.7.18")]:
+        write_result(tmp_path, name, version)
+    alone = load(tmp_path)
+    monkeypatch.setattr(loader, "PARALLEL_FROM", 1)
+    loaded_where = []
+    real = loader.load_result
+    monkeypatch.setattr(loader, "load_result", lambda path: (
+        loaded_where.append(os.getpid()) or real(path)))
+    both = load(tmp_path)
+    assert both == alone
+    # The child's loads are not seen here: some files were loaded there.
+    assert 1 <= len(loaded_where) < 4

@@ -11,6 +11,9 @@ if sys.version_info < (3, 9):
                 allow_module_level=True)
 
 import json  # noqa: E402
+import math  # noqa: E402
+
+import numpy  # noqa: E402
 
 from gilbench.model.findings import finding  # noqa: E402
 from gilbench.model.resultformat import FINDINGS_KEY  # noqa: E402
@@ -304,3 +307,14 @@ def test_a_best_of_refuses_a_cell_it_cannot_rank():
     from gilbench.errors import UsageError
     with pytest.raises(UsageError, match="efficiency"):
         best(over="case", of=scaling(over="threads"))
+
+
+def test_peaks_of_many_draws_are_each_draws_peak():
+    """The peak's interval draws thousands of (s, k): peak_of takes them
+    as arrays, each peak as peak_of gives it alone."""
+    s = numpy.array([0.0, 0.5, 0.999, 0.2, 0.9])
+    k = numpy.array([0.01, 0.0, 0.001, 1.0, 0.0001])
+    drawn = scalability.peak_of(s, k)
+    assert list(drawn) == [scalability.peak_of(a, b) for a, b in zip(s, k)]
+    assert drawn[1] == math.inf and drawn[3] == 1.0
+    assert drawn[0] == pytest.approx(10.0)

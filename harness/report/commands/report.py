@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gilbench.errors import OneLineErrorParser, UsageError
+from gilbench.report import collector
 from gilbench.report.data import loader
 from gilbench.report.pages import render
 from gilbench.report.pages.output import (
@@ -39,7 +40,8 @@ def main(argv):
     if args.width < 0:
         raise UsageError("--width must be 0 (no limit) or more")
     fmt = output_format(args)
-    emit(render.render(loader.load_results(args.paths), fmt,
-                       docs_url=args.docs_url, width=args.width), fmt,
-         args.output)
+    with collector.paused():
+        emit(render.render(loader.load_results(args.paths), fmt,
+                           docs_url=args.docs_url, width=args.width), fmt,
+             args.output)
     return 0

@@ -12,9 +12,10 @@ import pyperf
 from gilbench.errors import UsageError
 from gilbench.model import resultformat as fmt
 from gilbench.model.resultformat import INTERPRETER
-from gilbench.report import kinds
+from gilbench.report import kinds, twocpus
 from gilbench.report.data import interpreters
 from gilbench.report.data.records import COUNT_AXES, Record, ResultFile
+from gilbench.report.numbers import intervals
 
 REQUIRED = fmt.NAME_PARTS + (fmt.AXES_KEY, "ops_per_loop", "concurrency")
 RERUN = "re-run it with this gilbench (gilbench run)"
@@ -339,14 +340,43 @@ def expand_paths(paths):
     return files
 
 
+# From this many bytes of result files on, most of them are loaded in a
+# forked child (gilbench.report.twocpus) while this process loads the
+# rest and imports scipy.stats (which judging the splits needs, and
+# which takes about as long as loading 5 MB): HERE_SHARE of the bytes
+# stay here.
+PARALLEL_FROM = 2_000_000
+HERE_SHARE = 1 / 3
+
+
+def _load_all(files):
+    sizes = [os.path.getsize(path) if os.path.isfile(path) else 0
+             for path in files]
+    if sum(sizes) < PARALLEL_FROM or len(files) < 2:
+        return [load_result(path) for path in files]
+    cut, done, share = 1, sizes[0], sum(sizes) * HERE_SHARE
+    while cut < len(files) - 1 and done + sizes[cut] <= share:
+        done, cut = done + sizes[cut], cut + 1
+
+    def here():
+        from scipy import stats  # noqa: F401 (see HERE_SHARE)
+        return [load_result(path) for path in files[:cut]]
+    first, second = twocpus.alongside(
+        here, lambda: [load_result(path) for path in files[cut:]])
+    return first + second
+
+
 def load_results(paths):
     """ResultFiles in interpreter order (2.7, 3.8, 3.9, PyPy 3.9, 3.10...),
     each record's dims completed with its file's interpreter label."""
-    results = [load_result(path) for path in expand_paths(paths)]
+    results = _load_all(expand_paths(paths))
     interpreters.name_hosts(results)
     interpreters.disambiguate(results)
     for result in results:
         result.records = [
             replace(r, dims={**r.dims, INTERPRETER: result.interpreter})
             for r in result.records]
+    # Every benchmark's Record.split at once (the tables ask one by one).
+    intervals.judge_splits(record.run_values for result in results
+                           for record in result.records)
     return sorted(results, key=lambda r: (r.version_key, r.interpreter))

@@ -169,17 +169,47 @@ SPLIT_P = 0.001
 def processes_split(groups):
     """Whether ``groups`` (a tuple of values per worker process) disagree
     beyond their values' scatter (see SPLIT_RATIO, SPLIT_P)."""
-    groups = [numpy.asarray(g, dtype=float) for g in groups if len(g) >= 2]
-    if len(groups) < 2 or not all((g > 0).all() for g in groups):
-        return False
-    means = [g.mean() for g in groups]
-    if max(means) < SPLIT_RATIO * min(means):
-        return False
+    key = tuple(tuple(group) for group in groups)
+    if key not in _SPLITS:
+        judge_splits([key])
+    return _SPLITS[key]
+
+
+# processes_split's answers, by the groups judged.
+_SPLITS = {}
+
+
+def judge_splits(many):
+    """processes_split of each of ``many`` groups, judged at once and kept
+    for it: one scipy.stats.f_oneway call per shape (the values of each
+    process) instead of one per benchmark, which a page of thousands of
+    benchmarks would wait seconds for."""
+    shapes = {}
+    for groups in many:
+        key = tuple(tuple(group) for group in groups)
+        if key in _SPLITS:
+            continue
+        arrays = [numpy.asarray(g, dtype=float) for g in key if len(g) >= 2]
+        _SPLITS[key] = False
+        if len(arrays) < 2 or not all((g > 0).all() for g in arrays):
+            continue
+        means = [g.mean() for g in arrays]
+        if max(means) >= SPLIT_RATIO * min(means):
+            shape = tuple(len(g) for g in arrays)
+            shapes.setdefault(shape, []).append((key, arrays))
+    if not shapes:
+        return
     from scipy import stats
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # values constant within a group
-        pvalue = stats.f_oneway(*[numpy.log(g) for g in groups]).pvalue
-    return bool(numpy.nan_to_num(pvalue, nan=1.0) < SPLIT_P)
+    for shape, found in shapes.items():
+        # One array per process: a row per benchmark, its log values.
+        logged = [numpy.log([arrays[k] for _, arrays in found])
+                  for k in range(len(shape))]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # values constant within a group
+            pvalues = stats.f_oneway(*logged, axis=1).pvalue
+        pvalues = numpy.nan_to_num(numpy.atleast_1d(pvalues), nan=1.0)
+        for (key, _), pvalue in zip(found, pvalues):
+            _SPLITS[key] = bool(pvalue < SPLIT_P)
 
 
 def _drawn_means(generator, groups, drift, processes_agree=False,

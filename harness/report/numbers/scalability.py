@@ -48,10 +48,13 @@ def usl(n, s, k):
 
 
 def peak_of(s, k):
-    """Where the curve peaks; 1 when it never rises above one worker."""
-    if k <= 0:
-        return math.inf
-    return max(1.0, math.sqrt(max(1.0 - s, 0.0) / k))
+    """Where the curve peaks; 1 when it never rises above one worker.
+    ``s`` and ``k`` may be arrays (of draws): then an array of peaks."""
+    s, k = numpy.asarray(s, dtype=float), numpy.asarray(k, dtype=float)
+    peak = numpy.maximum(1.0, numpy.sqrt(numpy.maximum(1.0 - s, 0.0)
+                                         / numpy.where(k > 0, k, 1.0)))
+    peak = numpy.where(k > 0, peak, math.inf)
+    return float(peak) if peak.ndim == 0 else peak
 
 
 # A parameter whose interval spans more than this share of its range,
@@ -111,8 +114,7 @@ def _peak_interval(s, k, covariance, dof):
     generator = numpy.random.default_rng(0)
     draws = generator.multivariate_normal((s, k), covariance, SAMPLES,
                                           check_valid="ignore")
-    peaks = [peak_of(min(max(a, 0.0), 0.999), max(b, 0.0))
-             for a, b in draws]
-    low, high = numpy.quantile(numpy.asarray(peaks), [0.025, 0.975],
-                               method="inverted_cdf")
+    peaks = peak_of(numpy.clip(draws[:, 0], 0.0, 0.999),
+                    numpy.maximum(draws[:, 1], 0.0))
+    low, high = numpy.quantile(peaks, [0.025, 0.975], method="inverted_cdf")
     return float(low), float(high)

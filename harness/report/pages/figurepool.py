@@ -18,6 +18,7 @@ what it left undrawn is drawn here.
 """
 from __future__ import annotations
 
+import gc
 import io
 import multiprocessing
 import os
@@ -87,8 +88,11 @@ class Workers:
         if not count:
             return
         warm(fits)
+        # matplotlib makes a cycle of every figure: its workers collect
+        # them, whether or not this process does (report.collector).
         self.pool = ProcessPoolExecutor(
-            count, mp_context=multiprocessing.get_context("fork"))
+            count, mp_context=multiprocessing.get_context("fork"),
+            initializer=gc.enable)
         try:
             # A task each starts them now, not when the figures are asked
             # for.

@@ -1,9 +1,10 @@
 """Whether a page's RST parses: docutils' warnings and errors for it.
 
 docutils takes about a second per 6,000 lines of the report's tables, so
-a long page is checked in two parts at once, one in a forked child (on
-the second CPU the report otherwise leaves idle at its end), split before
-a section of the page's first section style near its middle.  Parsed
+a long page is checked in two parts at once, one in a forked child
+(gilbench.report.twocpus, on the second CPU the report otherwise leaves
+idle at its end), split before a section of the page's first section
+style near its middle.  Parsed
 alone, each part keeps its sections' levels relative to one another, and
 the report holds no reference from one part to the other (no hyperlinks,
 no substitutions), so the parts say what the whole would.  The child
@@ -13,10 +14,9 @@ fork, so it does not import it again).
 from __future__ import annotations
 
 import io
-import multiprocessing
 import re
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+
+from gilbench.report import twocpus
 
 # Below this many lines, forking costs more than the half it saves.
 SPLIT_FROM = 3000
@@ -35,14 +35,8 @@ def problems(text):
     if len(parts) == 1:
         return _problems(text)
     import docutils.core  # noqa: F401 (imported once, before the fork)
-    try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(1, mp_context=context) as pool:
-            second = pool.submit(_problems, parts[1])
-            first = _problems(parts[0])
-            found = second.result()
-    except (OSError, ValueError, BrokenProcessPool):  # no fork: whole, here
-        return _problems(text)
+    first, found = twocpus.alongside(lambda: _problems(parts[0]),
+                                     lambda: _problems(parts[1]))
     offset = parts[0].count("\n")
     return first + _WHERE.sub(
         lambda match: "<string>:%d:" % (int(match.group(1)) + offset), found)

@@ -3,8 +3,9 @@ process otherwise makes them all while the second CPU waits.
 
 The declared tables of the families at the end of the page (about half
 of the cells, by each family's benchmarks times its declarations) are
-made in a forked child while this process makes the others and the
-listings; the child sends back its tables (pickled) and nothing else.
+made in a forked child (gilbench.report.twocpus) while this process
+makes the others and the listings; the child sends back its tables
+(pickled) and nothing else.
 A cell is the same wherever it is computed (each benchmark's draws are
 seeded from its own identity), so the page is what pivot.all_tables
 makes.  The child shares, on purpose, the loaded results and imported
@@ -13,10 +14,7 @@ afterwards, draw those families' again).
 """
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-
+from gilbench.report import twocpus
 from gilbench.report.tables import pivot
 
 # Below this many benchmarks (over all files), forking costs more than
@@ -33,19 +31,10 @@ def all_tables(results):
     first, second = halves(results, families)
     if not second:
         return pivot.all_tables(results)
-    try:
-        with ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("fork")) as pool:
-            later = pool.submit(_declared, results, second)
-            tables = pivot.family_declared_tables(results, first)
-            tables += later.result()
-    except (OSError, ValueError, BrokenProcessPool):  # no fork: made here
-        return pivot.all_tables(results)
-    return tables + pivot.other_tables(results)
-
-
-def _declared(results, families):
-    return pivot.family_declared_tables(results, families)
+    tables, later = twocpus.alongside(
+        lambda: pivot.family_declared_tables(results, first),
+        lambda: pivot.family_declared_tables(results, second))
+    return tables + later + pivot.other_tables(results)
 
 
 def halves(results, families):
