@@ -1,8 +1,9 @@
 """What the report's HTML page weighs and what each page costs, rendered
 from a results directory (the main job's ``results/``): the page's size,
 gzipped size, figures, facets, tables, findings, and the wall time of
-whole ``gilbench report`` processes per format (min / median / max over
-``--repeat`` renders, the formats taking turns).
+whole ``gilbench report`` processes per format, and of one process
+writing every format (``-o`` once per format, as the main job does; min /
+median / max over ``--repeat`` renders, taking turns).
 
 Usage: python bench/report_page.py results/ [--repeat 3]
        [--formats html,rst,md]
@@ -30,10 +31,11 @@ import time
 BUDGET = {"figures": 60, "bytes": 2_000_000, "seconds": 8.0}
 
 
-def render(results, out):
+def render(results, *outs):
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "gilbench", "report", results,
-                    "-o", out], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "gilbench", "report", results]
+                   + [part for out in outs for part in ("-o", out)],
+                   check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - started
 
 
@@ -66,11 +68,13 @@ def main():
     args = parser.parse_args()
     formats = args.formats.split(",")
     where = tempfile.mkdtemp(prefix="gilbench-page-")
-    times = {fmt: [] for fmt in formats}
+    times = {fmt: [] for fmt in formats + ["all"]}
     for _ in range(args.repeat):
         for fmt in formats:
             times[fmt].append(render(args.results, os.path.join(
                 where, "report." + fmt)))
+        times["all"].append(render(args.results, *[os.path.join(
+            where, "all." + fmt) for fmt in formats]))
     if "html" in formats:
         with open(os.path.join(where, "report.html"),
                   encoding="utf-8") as page:
@@ -87,6 +91,11 @@ def main():
         print("render %s: %s (budget %s s): %s" % (
             fmt, spread(times[fmt]), BUDGET["seconds"],
             "within" if median <= BUDGET["seconds"] else "OVER"))
+    print("render %s in one process: %s (the %s one by one: %.1f s by "
+          "their medians)" % (",".join(formats), spread(times["all"]),
+                              ",".join(formats), sum(
+                                  statistics.median(times[fmt])
+                                  for fmt in formats)))
 
 
 if __name__ == "__main__":

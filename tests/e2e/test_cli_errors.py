@@ -278,3 +278,43 @@ def test_a_reader_that_goes_away_is_no_traceback():
     stderr = process.stderr.read().decode()
     assert process.wait(timeout=60) == 141, stderr
     assert stderr == ""
+
+
+@pytest.mark.parametrize("outputs, problem", [
+    (["a.rst", "b.rst"], "two -o outputs of one format"),
+    (["--format", "md", "a.md", "b.html"], "--format names one"),
+    (["a.md", "missing/b.html"], "does not exist"),
+])
+def test_several_outputs_that_cannot_all_be_written_write_none(
+        harness, tmp_path, outputs, problem):
+    """Several -o are checked before any page is rendered: a wrong one is
+    one line, and the pages already there stay as they were."""
+    good = write_result(tmp_path / "in", "py39.json", "3.9.18")
+    args = []
+    for item in outputs:
+        if item.endswith((".rst", ".md", ".html")):
+            path = tmp_path / item
+            if path.parent.is_dir():
+                path.write_bytes(ORIGINAL)
+            args += ["-o", path]
+        else:
+            args.append(item)
+    result = harness("report", good, *args)
+    assert_one_line_usage_error(result)
+    assert problem in result.stderr
+    for item in outputs:
+        path = tmp_path / item
+        if path.exists():
+            assert path.read_bytes() == ORIGINAL
+
+
+def test_several_outputs_write_every_page(harness, tmp_path):
+    good = write_result(tmp_path / "in", "py39.json", "3.9.18")
+    pages = [tmp_path / ("report" + suffix)
+             for suffix in (".rst", ".md", ".html")]
+    result = harness("report", good, *sum((["-o", p] for p in pages), []))
+    assert result.code == 0, result
+    for page in pages:
+        assert "wrote %s" % page in result.stdout
+        assert "CPython 3.9" in page.read_text()
+    assert pages[2].read_text().startswith("<!DOCTYPE html>")

@@ -338,3 +338,14 @@ def test_a_blocks_tables_list_each_reason_once_in_simple_tables(tmp_path):
                 if line.startswith("+-")]
     # Every n/a cell still names its note by number.
     assert re.search(r"\bn/a \[\d+\]", text)
+
+
+def test_several_pages_from_one_reading_are_each_page_alone(odd_results,
+                                                              tmp_path):
+    """``report -o a.rst -o a.md -o a.html``: the tables and findings are
+    made once, and each page is the one its format renders alone."""
+    formats = ["html", "rst", "md", "json"]
+    pages = render.render_pages(odd_results, formats)
+    assert sorted(pages) == sorted(formats)
+    for fmt in formats:
+        assert pages[fmt] == render.render(odd_results, fmt), fmt

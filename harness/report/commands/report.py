@@ -1,5 +1,6 @@
 """``gilbench report FILE_OR_DIR ... [--format rst|md|html|json]
-[-o FILE] [--width N]``."""
+[-o FILE ...] [--width N]``: several -o render several pages from one
+reading of the results."""
 from __future__ import annotations
 
 from gilbench.errors import OneLineErrorParser, UsageError
@@ -8,8 +9,8 @@ from gilbench.report.data import loader
 from gilbench.report.pages import render
 from gilbench.report.pages.output import (
     add_output_options,
-    emit,
-    output_format,
+    emit_all,
+    outputs,
 )
 
 
@@ -20,7 +21,7 @@ def _parser():
         "family, then raw, CPU and runs tables, from result JSON (format "
         "2); HTML adds a figure per declared table.")
     loader.add_paths_argument(parser)
-    add_output_options(parser)
+    add_output_options(parser, several=True)
     parser.add_argument("--docs-url", metavar="URL",
                         help="HTML: link each built-in family's heading to "
                         "its page of the manual built at URL (relative, "
@@ -39,9 +40,10 @@ def main(argv):
     args = _parser().parse_args(argv)
     if args.width < 0:
         raise UsageError("--width must be 0 (no limit) or more")
-    fmt = output_format(args)
+    wanted = outputs(args)
     with collector.paused():
-        emit(render.render(loader.load_results(args.paths), fmt,
-                           docs_url=args.docs_url, width=args.width), fmt,
-             args.output)
+        pages = render.render_pages(loader.load_results(args.paths),
+                                    [fmt for fmt, _ in wanted],
+                                    docs_url=args.docs_url, width=args.width)
+        emit_all(pages, wanted)
     return 0

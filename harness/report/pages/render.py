@@ -59,10 +59,17 @@ def render(results, fmt, docs_url=None, width=WIDTH):
     HTML page's family headings to link to (none by default: a page
     stays self-contained); ``width``: RST's and Markdown's widest line
     (0: no limit)."""
+    return render_pages(results, [fmt], docs_url, width)[fmt]
+
+
+def render_pages(results, formats, docs_url=None, width=WIDTH):
+    """{format: page} for each of ``formats``, from one computation of
+    the tables and findings (see ``render``)."""
     intro = "Rendered from %d result file(s): %s." % (
         len(results), ", ".join(r.interpreter for r in results))
-    with _figure_workers(results, fmt) as workers:
-        drawing = _figures(results, fmt, workers)
+    html = "html" in formats
+    with _figure_workers(results, html) as workers:
+        drawing = _figures(results, html, workers)
         if drawing is None:  # the second CPU makes half the tables
             tables = parallel.all_tables(results)
         else:
@@ -72,15 +79,17 @@ def render(results, fmt, docs_url=None, width=WIDTH):
             with pivot.handing_tables(drawing.add):
                 tables = pivot.all_tables(results)
         found = questions.findings_table(results, pivot.family_order(results))
-        return render_tables(tables, fmt, TITLE, [intro], found=found,
-                             docs_url=docs_url, width=width,
-                             workers=workers, drawing=drawing)
+        # The text pages first: the HTML page waits for its figures.
+        return {fmt: render_tables(tables, fmt, TITLE, [intro], found=found,
+                                   docs_url=docs_url, width=width,
+                                   workers=workers, drawing=drawing)
+                for fmt in sorted(formats, key=lambda f: f == "html")}
 
 
-def _figure_workers(results, fmt):
-    """For the HTML page, its figures' workers, started now so that they
+def _figure_workers(results, html):
+    """For an HTML page, its figures' workers, started now so that they
     get ready while the tables are computed; else nothing to start."""
-    if fmt != "html":
+    if not html:
         return contextlib.nullcontext()
     # Imported here: matplotlib is slow to import.
     from gilbench.report.pages import figurepool, plots
@@ -91,14 +100,15 @@ def _figure_workers(results, fmt):
         map(plots.speedup_over_counts, declared)))
 
 
-def _figures(results, fmt, workers):
-    """The HTML page's figures (an html.Figures), to hand to ``workers``
+def _figures(results, html, workers):
+    """An HTML page's figures (an html.Figures), to hand to ``workers``
     as their tables are made; else None."""
-    if fmt != "html":
+    if not html:
         return None
-    from gilbench.report.pages import html
-    return html.Figures(workers, pivot.family_order(results),
-                        {f for result in results for f in result.references})
+    from gilbench.report.pages import html as html_page
+    return html_page.Figures(workers, pivot.family_order(results),
+                             {f for result in results
+                              for f in result.references})
 
 
 def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
