@@ -19,22 +19,7 @@ building has them; 2.7 builds with Cython 3.0, which has neither).
 """
 cimport cython
 
-cdef extern from "lock.h":
-    ctypedef struct lk_lock:
-        pass
-    enum:
-        LK_NONE
-    lk_lock *lk_new(int kind, long cs_iters) nogil
-    void lk_free(lk_lock *lock) nogil
-    void lk_section(lk_lock *lock) nogil
-    void lk_set_outside(lk_lock *lock, long iters) nogil
-    void lk_outside(lk_lock *lock) nogil
-    long lk_counter(lk_lock *lock) nogil
-    void lk_counter_reset(lk_lock *lock) nogil
-    void lk_fair_reset(lk_lock *lock) nogil
-    void lk_fair_arm(lk_lock *lock, long quota) nogil
-    int lk_stopped(lk_lock *lock) nogil
-    void lk_fair_section(lk_lock *lock) nogil
+include "lock.pxi"
 
 
 cdef class _Section:
