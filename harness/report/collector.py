@@ -3,7 +3,7 @@
 A report is a batch process: what it builds (the loaded results, their
 draws and tables) lives until its page is written, and it makes few
 reference cycles; yet every full collection walks all of it, again and
-again as it grows, which costs a text page a sixth of its time.  The
+again as it grows (docs/operations.rst gives what that cost).  The
 figures' workers (figurepool), where matplotlib makes a cycle of every
 figure, collect as usual.
 """

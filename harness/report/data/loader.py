@@ -343,8 +343,8 @@ def expand_paths(paths):
 # From this many bytes of result files on, most of them are loaded in a
 # forked child (gilbench.report.twocpus) while this process loads the
 # rest and imports scipy.stats (which judging the splits needs, and
-# which takes about as long as loading 5 MB): HERE_SHARE of the bytes
-# stay here.
+# which takes about as long as loading several files): HERE_SHARE of the
+# bytes stay here.
 PARALLEL_FROM = 2_000_000
 HERE_SHARE = 1 / 3
 

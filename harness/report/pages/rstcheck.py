@@ -4,12 +4,12 @@ docutils takes about a second per 6,000 lines of the report's tables, so
 a long page is checked in two parts at once, one in a forked child
 (gilbench.report.twocpus, on the second CPU the report otherwise leaves
 idle at its end), split before a section of the page's first section
-style near its middle.  Parsed
-alone, each part keeps its sections' levels relative to one another, and
-the report holds no reference from one part to the other (no hyperlinks,
-no substitutions), so the parts say what the whole would.  The child
-shares nothing but the text it is given (docutils is imported before the
-fork, so it does not import it again).
+style near its middle.  Parsed alone, each part keeps its sections'
+levels relative to one another, and the report holds no reference from
+one part to the other (no hyperlinks, no substitutions), so the parts
+say what the whole would.  The child reads nothing but its part of the
+text (docutils is imported before the fork, so it does not import it
+again).
 """
 from __future__ import annotations
 
