@@ -22,7 +22,7 @@ import json
 import os
 import tempfile
 
-from coverage import derived_cells, side
+from design_time import against_reference
 
 
 def first_processes(source, count, target):
@@ -38,40 +38,21 @@ def first_processes(source, count, target):
         json.dump(data, stream)
 
 
-def agreement(decided, path):
-    """(decided the same way, contradicted) of ``decided`` answers by the
-    findings of ``path``."""
-    _, answers = derived_cells(path)
-    same = contradicted = 0
-    for question, answer in decided.items():
-        mine = answers.get(question)
-        if mine is None or not mine.significant:
-            continue
-        if side(mine) == side(answer):
-            same += 1
-        else:
-            contradicted += 1
-    return same, contradicted
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("reference")
     parser.add_argument("--processes", default="2,3,4,5,6,8")
     args = parser.parse_args()
-    _, answers = derived_cells(args.reference)
-    decided = {q: a for q, a in answers.items() if a.significant}
-    print("the reference decides %d of %d answers" % (len(decided),
-                                                      len(answers)))
     directory = tempfile.mkdtemp(prefix="gilbench-reference-")
     for count in [int(k) for k in args.processes.split(",")]:
         path = os.path.join(directory, "first%d.json" % count)
         first_processes(args.reference, count, path)
-        same, contradicted = agreement(decided, path)
-        print("first %d processes: %d decided the same way (%.0f%%), %d "
-              "contradicted" % (count, same, 100.0 * same / max(len(decided),
-                                                                 1),
-                                contradicted))
+        decided, same, contradicted = against_reference(args.reference,
+                                                        path)
+        print("first %d processes: %d of the reference's %d decided "
+              "answers decided the same way (%.0f%%), %d contradicted"
+              % (count, same, decided, 100.0 * same / max(decided, 1),
+                 contradicted))
 
 
 if __name__ == "__main__":
