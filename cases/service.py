@@ -184,9 +184,9 @@ _SIDES = ("clients and servers share the machine's CPUs unless "
 ECHO_SHARE = speedup(over="backend", baseline=ECHO)
 
 
-def _udp_recorded(title, key, unit, note):
+def _udp_recorded(title, key, unit, note, plot=True):
     return table(title, rows="servers", per=_PER_UDP, where=_UDP,
-                 cell=recorded(key, unit), note=note)
+                 cell=recorded(key, unit), note=note, plot=plot)
 
 
 TABLES = [
@@ -221,10 +221,10 @@ TABLES = [
                   % REPLY_TIMEOUT),
     _udp_recorded("UDP duplicate ids", "duplicates", "",
                   "Must be 0: a value with a duplicate fails its "
-                  "benchmark."),
+                  "benchmark.", plot=False),
     _udp_recorded("UDP ids out of order", "nonmonotonic", "",
                   "Ids of one node that came after a larger one on the "
-                  "same flow; must be 0."),
+                  "same flow; must be 0.", plot=False),
     _udp_recorded("UDP clients' CPU", "client_cpu_pct", "%",
                   "The clients' CPU time during a value over its wall "
                   "time: 100% is one busy CPU.  Requests/s over this share "
@@ -239,9 +239,10 @@ TABLES = [
                   "Without --pin-threads, every usable CPU, shared with "
                   "the clients; with it, the servers' own (each run's "
                   "`placement` says whether they were disjoint from the "
-                  "clients')."),
+                  "clients').", plot=False),
     _udp_recorded("UDP CPUs the clients had", "client_cpus", "",
-                  "As the servers' table: shared without --pin-threads."),
+                  "As the servers' table: shared without --pin-threads.",
+                  plot=False),
     table("In-process ids/s", rows="threads", per=["backend"],
           where={"case": "inprocess"}, cell=throughput(unit="ids"),
           note="All threads together, one shared generator."),

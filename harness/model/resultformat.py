@@ -196,6 +196,9 @@ NAME_PARTS = ("family", "case", "variant", "backend")
 # pivot on besides the metadata's, one value per result file.
 INTERPRETER = "interpreter"
 TABLE_KEYS = ("title", "rows", "columns", "per", "where", "cell", "note")
+# Keys a table gained later, and what a file written before means by
+# their absence.
+OPTIONAL_TABLE_KEYS = {"plot": True}
 CELL_KEYS = {
     "value": ("per_op",),
     "ratio": ("over", "numerator", "denominator", "fallback"),

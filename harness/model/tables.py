@@ -156,8 +156,11 @@ def named_dimensions(declaration):
 
 
 def table(title, rows, columns=INTERPRETER, per=(), where=None, cell=None,
-          note=""):
-    """One table (or one per combination of ``per``) of ``cell`` values."""
+          note="", plot=True):
+    """One table (or one per combination of ``per``) of ``cell`` values.
+    ``plot=False``: the HTML page draws no figure of it -- a check (must
+    be 0) or a fact of the set-up (the CPUs a side had), read in its
+    table."""
     cell = cell or value()
     if cell.get("kind") not in CELL_KINDS:
         raise UsageError("table %r: cell must be one of %s"
@@ -175,4 +178,4 @@ def table(title, rows, columns=INTERPRETER, per=(), where=None, cell=None,
                          % title)
     return {"title": title, "rows": rows, "columns": columns,
             "per": list(per), "where": dict(where or {}), "cell": cell,
-            "note": note}
+            "note": note, "plot": bool(plot)}

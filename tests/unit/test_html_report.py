@@ -330,6 +330,34 @@ def hostile_result(directory):
                                "cpu_model_name": "<script>cpu</script>"})
 
 
+def test_a_table_declared_without_a_plot_gets_its_table_and_no_figure(
+        tmp_path):
+    slowdown = ratio(over="variant", numerator="nogil", denominator="gil")
+    older = table("Plotted, written before plot", rows="kind",
+                  cell=slowdown)
+    del older["plot"]  # a file written before tables could say it
+    decl = [older,
+            table("A check", rows="kind", cell=slowdown, plot=False),
+            table("Plotted", rows="kind", cell=slowdown)]
+    axes = [{"name": "kind", "unit": "", "log": False}]
+    benchmarks = [(dims("fam", "case", variant, "cython", kind=kind),
+                   [mean, mean * 1.01],
+                   {"axes": axes, "tables": decl,
+                    "name": "fam.case.%s.cython[kind=%s]" % (variant, kind)})
+                  for kind in ("a", "b")
+                  for variant, mean in (("gil", 1e-6), ("nogil", 2e-6))]
+    path = write_result(tmp_path, "plot.json", "3.12.1", benchmarks,
+                        axes=axes, tables=decl)
+    page = render.render(loader.load_results([str(path)]), "html")
+    for title in ("Plotted, written before plot", "A check", "Plotted"):
+        assert ">%s<" % title in page
+    figures = re.findall(r'<svg.*?</svg>', page, re.S)
+    assert len(figures) == 2
+    # Numbered in page order: the check is the second block.
+    gids = re.findall(r'id="(d\d+)-plot-f0"', page)
+    assert gids == ["d1", "d3"]
+
+
 def test_hostile_names_and_metadata_stay_text(tmp_path):
     path = hostile_result(tmp_path)
     page = render.render(loader.load_results([str(path)]), "html")

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy
 
+from gilbench.model.resultformat import OPTIONAL_TABLE_KEYS
 from gilbench.report import kinds
 from gilbench.report.data.records import COUNT_AXES
 from gilbench.report.kinds.base import Ideal, Level, is_number
@@ -132,15 +133,22 @@ def _own_title(table, extra=None):
     return pivot.equals_list(shown)
 
 
+def plotted(declaration):
+    """Whether a table declaration wants a figure (``table(...,
+    plot=False)`` does not)."""
+    return declaration.get("plot", OPTIONAL_TABLE_KEYS["plot"])
+
+
 def facets(tables):
     """The Facets of one declaration's tables.  Interpreters are always
     the series: a table with the interpreters as columns is one facet; a
     table of one interpreter (``interpreter`` among its per values)
     gives a series to a facet per column value, shared with the other
-    interpreters' tables."""
+    interpreters' tables.  None for a declaration that wants no figure
+    (``plotted``)."""
     found = {}
     for table in tables:
-        if table.declaration is None:
+        if table.declaration is None or not plotted(table.declaration):
             continue
         if pivot.INTERPRETER not in table.per:
             facet = Facet(_own_title(table), table.declaration,
