@@ -12,6 +12,7 @@ if sys.version_info < (3, 9):
 
 import json  # noqa: E402
 import math  # noqa: E402
+import re  # noqa: E402
 
 import numpy  # noqa: E402
 
@@ -228,6 +229,26 @@ def test_the_html_page_draws_efficiency_and_the_ceiling(tmp_path):
     assert "this machine&#39;s ceiling" in page or \
         "this machine's ceiling" in page
     assert "scalability-law fit" in page
+
+
+def test_the_page_draws_a_fit_only_where_its_table_gives_one(tmp_path):
+    # Three counts on a 2-CPU run: the fit's cell is n/a (one count is
+    # oversubscribed), so the speedup figure draws no fitted curve; on 8
+    # CPUs both give one.
+    from gilbench.model.tables import speedup
+    from gilbench.report.pages import render
+    times = usl_times(0.2, 0.0, [1, 2, 3], noise=0.01)
+    declared = [table("speedup", rows="threads",
+                      cell=speedup(over="threads", baseline=1, scaled=True)),
+                table("fit", rows="variant", cell=scaling(over="threads"))]
+    for cpus, fitted in ((2, False), (8, True)):
+        results = write(tmp_path / str(cpus), [], declared, times, cpus=cpus)
+        page = render.render(results, "html")
+        fit_cell = [t for t in pivot.all_tables(results)
+                    if t.title == "fit"][0].rows[0][1]
+        assert fit_cell.missing is not fitted
+        assert ("scalability-law fit" in page) is fitted
+        assert bool(re.search(r'id="d\d+-plot-f0-fit-0"', page)) is fitted
 
 
 def test_a_curve_that_only_falls_peaks_at_one_worker():

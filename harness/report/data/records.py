@@ -164,3 +164,7 @@ class Table:
     # Lines under the table for rows it leaves out: the benchmarks n/a in
     # every file, by their reasons (gilbench.report.tables.listings).
     left_out: list = field(default_factory=list)
+    # {interpreter: the usable CPUs its run of this family had}: a
+    # figure's scalability fits count only the counts within them, as the
+    # fit's own cells do (gilbench.report.numbers.scalability.not_fitted).
+    cpus: dict = field(default_factory=dict)

@@ -78,6 +78,7 @@ class Series:
     label: str
     points: list  # (row value, value, spread or None)
     colour: object = None
+    cpus: int | None = None  # its run's usable CPUs, where known
 
 
 @dataclass
@@ -117,11 +118,23 @@ def _column_points(table, j):
 def series_of(table):
     """One Series per column holding at least one number."""
     found = []
-    for j in range(len(table.column_values)):
+    for j, column in enumerate(table.column_values):
         points = _column_points(table, j)
         if points:
-            found.append(Series(table.header[j + 1].text, points))
+            found.append(Series(table.header[j + 1].text, points,
+                                cpus=_cpus(table, column)))
     return found
+
+
+def _cpus(table, column=None):
+    """The usable CPUs of the run a series of ``table`` comes from: its
+    interpreter's (the column's, or the table's own), else the most
+    among the table's runs."""
+    interpreter = (column if table.column_dim == pivot.INTERPRETER
+                   else table.per.get(pivot.INTERPRETER))
+    if interpreter in table.cpus:
+        return table.cpus[interpreter]
+    return max(table.cpus.values(), default=None)
 
 
 def _own_title(table, extra=None):
@@ -169,7 +182,7 @@ def facets(tables):
                     _own_title(table, {table.column_dim: column}),
                     table.declaration, table.row_dim, table.axes)
             found[key].add(Series(str(table.per[pivot.INTERPRETER]),
-                                  points))
+                                  points, cpus=_cpus(table)))
     result = [facet for facet in found.values() if facet.series]
     for facet in result:
         if all(is_number(v) for v in facet.row_values):
@@ -235,13 +248,15 @@ def _ceiling_line(ax, facet, ceiling):
 
 
 def _fitted_curves(ax, facet):
-    """Each series' scalability-law fit, as a thin curve in its colour."""
+    """Each series' scalability-law fit, as a thin curve in its colour,
+    where the fit's own cells give one (enough counts within its run's
+    usable CPUs)."""
     if not over_counts(facet):
         return
     drawn = False
     for n, one in enumerate(facet.series):
         points = [(p[0], p[1], None) for p in one.points]
-        if scalability.not_fitted(points, None):
+        if scalability.not_fitted(points, one.cpus):
             continue
         fit = scalability.fit(points)
         if scalability.undetermined(fit):

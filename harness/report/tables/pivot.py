@@ -181,8 +181,19 @@ def declared_tables(results, family, declaration, axes, shared=None):
             family=family, declaration=declaration, per=per_values,
             reference=_reference(results, family),
             row_dim=rows_dim, column_dim=columns_dim, row_values=row_values,
-            column_values=column_values, axes=axes))
+            column_values=column_values, axes=axes,
+            cpus=usable_cpus(records)))
     return tables
+
+
+def usable_cpus(records):
+    """{interpreter: the most usable CPUs among its ``records``}."""
+    found = {}
+    for record in records:
+        interpreter = record.dims.get(INTERPRETER)
+        found[interpreter] = max(found.get(interpreter, 0),
+                                 record.cpus_usable)
+    return found
 
 
 def _reference(results, family):
