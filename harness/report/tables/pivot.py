@@ -162,6 +162,7 @@ def declared_tables(results, family, declaration, axes, shared=None):
     tables = []
     groups = _groups(per, anchors)
     common = fixed_values(list(groups), per)
+    cpus = _usable_cpus(records)
     for combo, members in groups.items():
         per_values = dict(zip(per, combo))
         row_values = ordered(rows_dim, members, interpreters)
@@ -181,12 +182,11 @@ def declared_tables(results, family, declaration, axes, shared=None):
             family=family, declaration=declaration, per=per_values,
             reference=_reference(results, family),
             row_dim=rows_dim, column_dim=columns_dim, row_values=row_values,
-            column_values=column_values, axes=axes,
-            cpus=usable_cpus(records)))
+            column_values=column_values, axes=axes, cpus=cpus))
     return tables
 
 
-def usable_cpus(records):
+def _usable_cpus(records):
     """{interpreter: the most usable CPUs among its ``records``}."""
     found = {}
     for record in records:
