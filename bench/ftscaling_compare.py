@@ -20,9 +20,9 @@ runs flagged the case's processes as disagreeing.  ftscalingbench runs
 two ways, interleaved: as a script (as CPython runs it) and with its
 constants as from a ``.pyc`` (as pyops' cases and an installed library's
 code get them; on 3.13t that decides whether loading a constant
-contends).  ``--reference`` adds
-an earlier result file of the same interpreter (a ``--design fixed -p 10``
-run, say) and says which of ftscalingbench's efficiencies fall inside its
+contends).  ``--reference`` adds an earlier result file of the same
+interpreter (a ``--design fixed -p 10`` run, say) and says which of
+ftscalingbench's efficiencies, and whether their median, fall inside its
 interval, read against its own ceiling; ``--runs 0`` reads only that.
 ftscalingbench.py comes from Debian unstable's ``python3.14-examples``
 (bench/debian_examples.py); it is never copied into the project.  Run it
@@ -53,10 +53,10 @@ TWINS = {
     "thread_local": "thread_local_read"}
 SPEEDUP = re.compile(r"^(\w+)\s+([\d.]+)x (faster|slower)")
 # Runs ftscalingbench as ``__main__`` with its constants as a .pyc gives
-# them (gilbench.model.modules.constants_as_from_bytecode does this to
-# case modules): on 3.13t compile() leaves a tuple or float constant, and
-# a str that is not a name, mortal, and every thread that loads one
-# counts it atomically; run as a script, ftscalingbench measures that.
+# them, immortal on 3.13t (gilbench.model.modules.constants_as_from_bytecode
+# does this to case modules).  Run as a script there, its str constant
+# that is not a name stays mortal, and every thread that loads it counts
+# it atomically: docs/families/pyops.rst.
 AS_BYTECODE = """
 import marshal, sys, types
 path = sys.argv[1]
