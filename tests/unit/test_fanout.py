@@ -148,3 +148,26 @@ def test_each_thread_knows_its_worker_index():
     fanout.run_threads(work, 4, 1)
     assert sorted(seen) == [0, 1, 2, 3]
     assert worker_index() is None  # the controller is no worker
+
+
+def test_arrivals_wake_the_controller_not_the_parked_threads():
+    """A thread parked at the gate is woken only by its opening: an
+    arrival that woke the others left one still waking when the gate
+    opened, and it started late."""
+    gate = fanout.StartGate(3)
+    woken = []
+    for name in ("notify", "notify_all"):
+        def counted(*args, _original=getattr(gate._opened, name)):
+            woken.append(args)
+            return _original(*args)
+        setattr(gate._opened, name, counted)
+    threads = [threading.Thread(target=gate.arrive_and_wait)
+               for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    gate.wait_for_all()
+    assert woken == []
+    gate.open()
+    for thread in threads:
+        thread.join(10)
+    assert woken and not any(thread.is_alive() for thread in threads)
