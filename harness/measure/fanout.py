@@ -18,8 +18,7 @@ class StartGate(object):
     The parties and the controller wait on conditions of their own (over
     one lock): with one shared condition, each arrival's notify woke the
     parties already parked, and one still waking when the gate opened
-    started late -- a median 1.5-2.7 ms on a free-threaded 3.13, a tenth
-    of a 20 ms value (docs/reading.rst, "What one value means")."""
+    started late (docs/reading.rst, "What one value means")."""
 
     def __init__(self, parties):
         self._parties = parties
