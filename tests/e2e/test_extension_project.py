@@ -102,6 +102,17 @@ def _assert_holds_the_gil(interpreter, cell):
         "~" in cell["flags"] or "!" in cell["flags"]), (interpreter, cell)
 
 
+def _assert_scales(interpreter, cell):
+    """An efficiency that should be near 1 (a call that releases the GIL,
+    or any call on a free-threaded build): over 0.7, or left undecided
+    (?) where its values were noisy (~) or another process took a CPU
+    (!) -- never decided the wrong way."""
+    if cell["value"] > 0.7:
+        return
+    assert "?" in cell["flags"] and (
+        "~" in cell["flags"] or "!" in cell["flags"]), (interpreter, cell)
+
+
 def test_an_extension_project_answers_on_every_interpreter(tmp_path):
     project = tmp_path / "fastsum"
     shutil.copytree(PROJECT, str(project))
@@ -141,11 +152,10 @@ def test_an_extension_project_answers_on_every_interpreter(tmp_path):
         assert released[interpreter]["reason"] is None, interpreter
         gil_off = interpreter.endswith("t")  # not "t (GIL on)"
         if gil_off:
-            assert cell["value"] > 0.7, (interpreter, cell)
+            _assert_scales(interpreter, cell)
         else:
             _assert_holds_the_gil(interpreter, cell)
-        assert released[interpreter]["value"] > 0.7, (interpreter,
-                                                     released[interpreter])
+        _assert_scales(interpreter, released[interpreter])
 
 
 def _report(pages):
@@ -216,7 +226,7 @@ def test_a_project_with_current_metadata_builds_as_it_says_everywhere(
         if interpreter.endswith("t"):  # free-threaded, the GIL off
             # Its own list scales; one list shared by both threads is
             # read more slowly (the items' reference counts).
-            assert cell["value"] > 0.7, (interpreter, cell)
+            _assert_scales(interpreter, cell)
             assert sharing[interpreter]["value"] > 1.0, (
                 interpreter, sharing[interpreter])
         else:
