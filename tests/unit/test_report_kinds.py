@@ -281,6 +281,24 @@ def test_crossing(points, expected):
         assert math.isclose(found, expected)
 
 
+def test_crossings_of_many_rows_are_each_rows_crossing():
+    from gilbench.report.kinds.crossover import crossings
+    xs = [0, 4, 10, 100]
+    rows = [[2.0, 0.0, 0.5, 0.5],    # from 0, linearly: 2
+            [2.0, 1.5, 2.0, 0.5],    # between 10 and 100, on a log scale
+            [0.9, 0.5, 0.5, 0.5],    # always
+            [0.9, 0.5, 0.5, 1.5],    # never in range
+            [1.5, 0.5, 1.2, 0.8]]    # the last crossing counts
+    found = crossings(xs, rows)
+    for row, x in zip(rows, found):
+        expected = kinds.crossing(list(zip(xs, row)))
+        assert x == {kinds.ALWAYS: -math.inf, kinds.NEVER: math.inf}.get(
+            expected, expected)
+    assert list(found[[0, 2, 3]]) == [2.0, -math.inf, math.inf]
+    assert math.isclose(found[1], 10 ** (1 + 1 / 1.5))
+    assert math.isclose(found[4], 10 ** 1.5)
+
+
 # -- declarations the report cannot draw --------------------------------------
 
 @pytest.mark.parametrize("broken, problem", [

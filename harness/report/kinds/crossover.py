@@ -42,10 +42,9 @@ class Crossover(Ratio):
             reasons.append(NOT_RUN)
         return points, reasons, fallback
 
-    def _crossing(self, xs, ratios):
-        if self.spec.get("rises"):
-            ratios = [1.0 / r for r in ratios]
-        return crossing(list(zip(xs, ratios)))
+    def _falling(self, ratios):
+        """``ratios`` (an array) as ones that cross 1 falling."""
+        return 1.0 / ratios if self.spec.get("rises") else ratios
 
     def measure(self, lookup, dims):
         points, reasons, fallback = self.points(lookup, dims)
@@ -56,7 +55,8 @@ class Crossover(Ratio):
             return Cell(why, missing=True, fallback=fallback), None
         marks = cells.flags(*[r for p in points for r in p[1:]])
         xs = [p[0] for p in points]
-        x = self._crossing(xs, [n.mean / d.mean for _, n, d in points])
+        x = crossing(list(zip(xs, self._falling(numpy.array(
+            [n.mean / d.mean for _, n, d in points])))))
         interval = self._interval(points)
         return Cell("", None if isinstance(x, str) else x, flags=marks,
                     fallback=fallback, interval=interval), x
@@ -67,13 +67,9 @@ class Crossover(Ratio):
         ratios = [_ratio_samples(n, d) for _, n, d in points]
         if any(r is None for r in ratios):
             return None
-        xs = [p[0] for p in points]
-        found = []
-        for sample in numpy.stack(ratios, axis=1):
-            x = self._crossing(xs, sample)
-            found.append(-math.inf if x == ALWAYS
-                         else math.inf if x == NEVER else x)
-        return intervals.bounds(found)
+        return intervals.bounds(crossings(
+            [p[0] for p in points],
+            self._falling(numpy.stack(ratios, axis=1))))
 
     def _text(self, found, x):
         if isinstance(x, str):
@@ -144,13 +140,29 @@ def crossing(points):
     """The smallest x from which r stays <= 1, from (x, r) points sorted by
     x: ALWAYS, NEVER, or x interpolated between the last point above 1 and
     the next, with log(x) linear in r (x linear when the lower x is 0)."""
-    above = [i for i, (_, r) in enumerate(points) if r > 1]
-    if not above:
-        return ALWAYS
-    if above[-1] == len(points) - 1:
-        return NEVER
-    (x0, r0), (x1, r1) = points[above[-1]], points[above[-1] + 1]
+    x = float(crossings([x for x, _ in points], [[r for _, r in points]])[0])
+    return ALWAYS if x == -math.inf else NEVER if x == math.inf else x
+
+
+def crossings(xs, ratios):
+    """``crossing`` of each row of ``ratios`` (a ratio per x of ``xs``,
+    sorted) at once, ALWAYS as -inf and NEVER as +inf: a crossover's
+    interval asks it of every resample."""
+    xs = numpy.asarray(xs, dtype=float)
+    ratios = numpy.atleast_2d(numpy.asarray(ratios, dtype=float))
+    above = ratios > 1
+    count = ratios.shape[1]
+    # The last point above 1 in each row (-1: none).
+    last = numpy.where(above.any(axis=1),
+                       count - 1 - numpy.argmax(above[:, ::-1], axis=1), -1)
+    found = numpy.where(last == count - 1, math.inf, -math.inf)
+    rows = numpy.nonzero((last >= 0) & (last < count - 1))[0]
+    at = last[rows]
+    r0, r1 = ratios[rows, at], ratios[rows, at + 1]
+    x0, x1 = xs[at], xs[at + 1]
     t = (r0 - 1) / (r0 - r1)
-    if x0 <= 0:
-        return x0 + t * (x1 - x0)
-    return math.exp(math.log(x0) + t * (math.log(x1) - math.log(x0)))
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        logged = numpy.exp(numpy.log(x0) + t * (numpy.log(x1)
+                                                - numpy.log(x0)))
+    found[rows] = numpy.where(x0 <= 0, x0 + t * (x1 - x0), logged)
+    return found
