@@ -68,15 +68,36 @@ def inprocess(backend):
 
 # PyPy's servers and clients are forked fresh in every pyperf worker with
 # a cold JIT, which pyperf's one short warmup does not warm (the service
-# family's page gives the figures).  So on a JIT, the service is driven
-# for a while before the clock.
+# family's page gives the figures).  So on a JIT the service is driven
+# before the clock until its rounds stop getting faster: WARM_ROUNDS in a
+# row no more than WARM_WITHIN faster than the fastest before them, after
+# at least JIT_WARMUP_MIN seconds (the JIT's later traces), and never for
+# longer than JIT_WARMUP_SECONDS.
 JIT_WARMUP_SECONDS = 1.0
+JIT_WARMUP_MIN = 0.25
+WARM_WITHIN = 1.10
+WARM_ROUNDS = 2
 
 
-def _warm_up(service):
-    deadline, loops = time.time() + JIT_WARMUP_SECONDS, 1
-    while time.time() < deadline:
+def _warm_up(service, clock=time.time):
+    """Drive ``service`` in rounds of doubling loops (up to 64) until it
+    is warm, as above; the seconds it took."""
+    start = clock()
+    loops, fastest, steady = 1, None, 0
+    while True:
+        began = clock()
         service(loops)
+        now = clock()
+        per_loop = (now - began) / loops
+        if fastest is not None and per_loop * WARM_WITHIN >= fastest:
+            steady += 1
+        else:
+            steady = 0
+        fastest = per_loop if fastest is None else min(fastest, per_loop)
+        spent = now - start
+        if spent >= JIT_WARMUP_SECONDS or (
+                steady >= WARM_ROUNDS and spent >= JIT_WARMUP_MIN):
+            return spent
         loops = min(loops * 2, 64)
 
 

@@ -401,3 +401,47 @@ def test_pinned_run_puts_servers_and_clients_apart(tmp_path):
     assert metadata["duplicates"] == 0
     assert metadata["errors"] == 0
     assert metadata["ids_per_s"] > 0
+
+
+class _ColdService:
+    """A service on a fake clock whose seconds per loop, round by round,
+    are ``per_loop`` (its last repeated)."""
+
+    def __init__(self, per_loop):
+        self.per_loop, self.now, self.rounds = list(per_loop), 0.0, 0
+
+    def clock(self):
+        return self.now
+
+    def __call__(self, loops):
+        self.now += loops * self.per_loop[min(self.rounds,
+                                              len(self.per_loop) - 1)]
+        self.rounds += 1
+
+
+@pytest.mark.parametrize("per_loop, rounds", [
+    # Warm at the fourth round: two more that do not improve on it.
+    ([0.030, 0.020, 0.006, 0.0045, 0.0046, 0.0044], 6),
+    # A round 5% faster is not faster: warm from the first, but the
+    # third round ends before the minimum.
+    ([0.020, 0.019, 0.0185, 0.0184], 4),
+])
+def test_jit_warm_up_stops_once_rounds_stop_getting_faster(per_loop, rounds):
+    cold = _ColdService(per_loop)
+    spent = service._warm_up(cold, cold.clock)
+    assert cold.rounds == rounds
+    assert service.JIT_WARMUP_MIN <= spent < service.JIT_WARMUP_SECONDS
+
+
+def test_jit_warm_up_runs_its_minimum_when_warm_from_the_start():
+    cold = _ColdService([0.001])
+    spent = service._warm_up(cold, cold.clock)
+    assert spent >= service.JIT_WARMUP_MIN
+    assert spent < 2 * service.JIT_WARMUP_MIN
+
+
+def test_jit_warm_up_that_keeps_improving_stops_at_its_cap():
+    cold = _ColdService([0.01 * 0.8 ** k for k in range(40)])
+    spent = service._warm_up(cold, cold.clock)
+    assert spent >= service.JIT_WARMUP_SECONDS
+    assert cold.rounds < 40
