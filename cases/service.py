@@ -83,17 +83,14 @@ def _warm_up(service, clock=time.time):
     """Drive ``service`` in rounds of doubling loops (up to 64) until it
     is warm, as above; the seconds it took."""
     start = clock()
-    loops, fastest, steady = 1, None, 0
+    loops, fastest, steady = 1, float("inf"), 0
     while True:
         began = clock()
         service(loops)
         now = clock()
         per_loop = (now - began) / loops
-        if fastest is not None and per_loop * WARM_WITHIN >= fastest:
-            steady += 1
-        else:
-            steady = 0
-        fastest = per_loop if fastest is None else min(fastest, per_loop)
+        steady = steady + 1 if per_loop * WARM_WITHIN >= fastest else 0
+        fastest = min(fastest, per_loop)
         spent = now - start
         if spent >= JIT_WARMUP_SECONDS or (
                 steady >= WARM_ROUNDS and spent >= JIT_WARMUP_MIN):
