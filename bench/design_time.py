@@ -18,7 +18,9 @@ for looks.  With ``--reference``, one more run of ``--design fixed -p
 and fixed) decides the same way, and how many it contradicts (significant
 the other way).  Run it with a Python that has gilbench's report side
 (the tests' env); ``--python`` is the interpreter measured (it needs
-gilbench).
+gilbench).  That Python also judges the adaptive runs' findings between
+their rounds, as the main job's report env does (GILBENCH_JUDGE_PYTHON
+overrides it).
 The result files stay in ``--runs-dir`` (a run already there is reused).
 """
 from __future__ import print_function
@@ -38,6 +40,16 @@ from coverage import compare_pair, derived_cells, side
 FIXED, ADAPTIVE = "fixed", "adaptive"
 
 
+def judged_environment():
+    """This environment, with this script's Python judging the rounds'
+    findings unless GILBENCH_JUDGE_PYTHON says otherwise: as the main job
+    does (tools/matrix.sh), where the measured interpreter has no report
+    side."""
+    environment = dict(os.environ)
+    environment.setdefault("GILBENCH_JUDGE_PYTHON", sys.executable)
+    return environment
+
+
 def run(python, output, options):
     """Run into ``output`` unless it is there; its wall seconds (None for
     a reused run, whose time was printed when it ran)."""
@@ -46,7 +58,7 @@ def run(python, output, options):
     started = time.time()
     done = subprocess.run([python, "-m", "gilbench", "run", "-o", output,
                            "-q"] + list(options), capture_output=True,
-                          text=True)
+                          text=True, env=judged_environment())
     if done.returncode != 0:  # a failed benchmark costs only its result
         print("%s: exit code %d: %s" % (output, done.returncode,
                                          done.stderr.strip()[-300:]))

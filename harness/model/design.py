@@ -463,13 +463,25 @@ def optimal_values(t1, t2, costs):
 
 def benefit(groups, processes, values):
     """How much a step of ``processes`` more processes with ``values``
-    each lowers the variance of the mean of ``groups`` (relative, on the
-    log scale): the report's estimate now, less Kalibera and Jones's
-    projection after it."""
+    each lowers the variance of the mean of ``groups`` as its 95%
+    interval counts it (relative, on the log scale, with
+    :func:`few_processes_factor`): the report's estimate now, less
+    Kalibera and Jones's projection after it."""
     t1, t2 = components(groups)
-    now = between_processes(logged(groups))
-    after = ((t2 or 0.0) + (t1 or 0.0) / values) / (len(groups) + processes)
+    logs = logged(groups)
+    now = between_processes(logs) * few_processes_factor(len(logs))
+    after = (((t2 or 0.0) + (t1 or 0.0) / values) / (len(logs) + processes)
+             * few_processes_factor(len(logs) + processes))
     return max(now - after, 0.0)
+
+
+def step_seconds(costs, processes, values):
+    """The estimated seconds of ``processes`` more worker processes with
+    ``values`` each, at ``costs`` (:func:`costs`): a benchmark program
+    that starts them."""
+    value_seconds, process_seconds = costs
+    return PROGRAM_SECONDS + processes * (process_seconds
+                                          + values * value_seconds)
 
 
 def next_round(groups, costs, processes_so_far, target=TARGET):

@@ -5,8 +5,10 @@ Each round asks the judge (gilbench.runner.judging) which benchmarks an
 undecided finding still reads, asks the design (gilbench.model.design)
 how many more worker processes, and values each, every benchmark needs
 -- one whose mean is wider than the design's target between its
-processes, or one a finding needs -- and measures them, cheapest first,
-within what is left of the budget.  The rounds end when none needs more,
+processes, or one a finding needs -- and measures them, within what is
+left of the budget: while a finding waits, only what findings need (so
+they are judged again sooner), each step by how much it narrows its
+interval for its seconds.  The rounds end when none needs more,
 the budget is spent, or the machine is busy: when over half of a round's
 measurements read busy (other processes took more than ``BUSY_SHARE`` of
 their CPUs), the rest of the budget is left unspent and the run says so.
@@ -37,7 +39,7 @@ class Step(object):
         self.values = values
         self.cost = cost
         self.needed = needed  # an undecided finding reads it
-        self.gain = gain  # how much it narrows the mean, per second
+        self.gain = gain  # how much it narrows the interval, per second
 
 
 class Outcome(object):
@@ -102,14 +104,12 @@ def _wanted(store, design, needed, failed):
                 limited.append(index)
             continue
         add, values = want
-        cost = designs.PROGRAM_SECONDS + add * (costs[1]
-                                                 + values * costs[0])
+        cost = designs.step_seconds(costs, add, values)
         steps.append(Step(index, add, values, cost, name in needed,
                           designs.benefit(groups, add, values) / cost))
-    # Answers a finding waits on first, cheapest first; then what narrows
-    # a mean most for its seconds.
-    steps.sort(key=lambda step: (not step.needed,
-                                 step.cost if step.needed else -step.gain))
+    # Answers a finding waits on first; each group by what narrows an
+    # interval most for its seconds.
+    steps.sort(key=lambda step: (not step.needed, -step.gain))
     return steps, limited
 
 
@@ -127,17 +127,22 @@ def spend(store, design, deadline, judge=None, say=None):
 def _spend(store, design, deadline, judge, say):
     outcome = Outcome()
     number = store.rounds_done()
-    steps, limited = [], []
+    steps, limited, needed = [], [], set()
     while True:
-        # No judgement is worth its seconds once the budget is spent.
-        needed = (_judged(store, judge, outcome) if time.time() < deadline
-                  else set())
+        # No judgement is worth its seconds once the budget is spent; the
+        # last one still says which benchmarks stopped for the budget.
+        if time.time() < deadline:
+            needed = _judged(store, judge, outcome)
         steps, limited = _wanted(store, design, needed, outcome.failed)
         if not steps:
             outcome.ended = "every answer narrow or decided"
             break
         left = deadline - time.time()
         chosen = [step for step in steps if step.cost <= left]
+        # While findings wait, a round is theirs alone: the judge reads
+        # them again sooner, and what they no longer need is not bought.
+        if any(step.needed for step in chosen):
+            chosen = [step for step in chosen if step.needed]
         if not chosen:
             outcome.ended = "the budget is spent"
             break

@@ -38,6 +38,7 @@ class ModelStore(object):
         self.stops = None
         self.rounds = 0
         self.snapshots = 0
+        self.measured_in = []  # (round's attempt prefix, name) in order
         for index, name in enumerate(models):
             self.runs[index] = [self._draw(name, 2) for _ in range(2)]
 
@@ -56,6 +57,7 @@ class ModelStore(object):
 
     def measure(self, index, processes, values, attempt):
         name = self.benchmarks[index].name
+        self.measured_in.append((attempt, name))
         new = [self._draw(name, values, foreign=0.9 if self.busy else 0.0)
                for _ in range(processes)]
         self.pending[index] = new
@@ -129,6 +131,36 @@ def test_a_finding_keeps_a_narrow_benchmark_going_and_counts_its_looks():
     assert store.snapshots >= 2  # judged after the first look and a round
 
 
+def test_while_a_finding_waits_a_round_is_its_alone():
+    store = ModelStore({"asked": (1e-6, 0.001, 0.001),
+                        "split": (1e-6, 0.3, 0.001)})
+    judge = FakeJudge(store, {"asked"}, until=6)
+    rounds.spend(store, designs.Design(), time.time() + 60, judge)
+    first_split = min(i for i, (_, name) in enumerate(store.measured_in)
+                      if name == "split")
+    asked = [attempt for attempt, name in store.measured_in[:first_split]]
+    assert asked == ["r1.", "r2."]  # 2 -> 4 -> 6 processes, then the rest
+    assert _processes(store, "split") > 2
+
+
+def test_what_a_finding_still_waited_on_stopped_for_the_budget(monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(rounds, "time", SimpleNamespace(
+        time=lambda: clock[0]))
+    store = ModelStore({"asked": (1e-6, 0.001, 0.001)})
+    measure = store.measure
+
+    def slow(*args):
+        clock[0] += 30.0  # past the deadline
+        return measure(*args)
+    store.measure = slow
+    judge = FakeJudge(store, {"asked"}, until=1000)
+    outcome = rounds.spend(store, designs.Design(), clock[0] + 10.0, judge)
+    assert outcome.rounds == 1 and outcome.ended == "the budget is spent"
+    # Narrow, but the last judgement still read it: not "narrow".
+    assert store.stops == {"asked": designs.BUDGET}
+
+
 def test_the_budget_ends_the_rounds_and_says_so():
     store = ModelStore({"split": (1e-6, 0.3, 0.001)}, duration=5.0)
     outcome = rounds.spend(store, designs.Design(), time.time() + 1.0)
@@ -183,6 +215,26 @@ def test_the_cheapest_answer_a_finding_waits_on_goes_first():
     steps, _ = rounds._wanted(store, designs.Design(), set(), {})
     assert [step.index for step in steps] == [1, 0]  # then the cheapest
     assert judge  # (used by the other tests; here the order alone)
+
+
+def test_the_interval_that_narrows_most_goes_first():
+    # Two processes' interval counts their spread 42 times (Student's t
+    # with 1 degree of freedom); eight processes' 1.4 times.  So two more
+    # narrow the first far more, though the second's spread is larger.
+    store = ModelStore({"two": (1e-6, 0.3, 0.001),
+                        "eight": (1e-6, 0.3, 0.001)})
+    store.runs[0] = [_run([1.00e-3] * 2, duration=0.5),
+                     _run([1.02e-3] * 2, duration=0.5)]
+    store.runs[1] = [_run([(1.0 + 0.2 * (i % 2)) * 1e-3] * 2)
+                     for i in range(8)]
+    steps, _ = rounds._wanted(store, designs.Design(), {"two", "eight"},
+                              {})
+    assert [step.index for step in steps] == [0, 1]
+    assert steps[0].cost > steps[1].cost  # not the cheapest first
+    assert designs.between_processes(designs.logged(
+        [r.values for r in store.runs[1]])) > 10 * \
+        designs.between_processes(designs.logged(
+            [r.values for r in store.runs[0]]))
 
 
 @pytest.mark.parametrize("ended, expected", [
