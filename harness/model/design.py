@@ -10,7 +10,7 @@ One object owns sizing, and the run, ``gilbench extend`` (and so
     least 40 ms); a benchmark measured while the machine was busy is
     measured once more.  Kept to compare against.
 ``adaptive`` (the default)
-    a *first look* -- 2 worker processes x 2 values of at least 20 ms (and
+    a *first look* -- 2 worker processes x 2 values of at least 10 ms (and
     a warmup on PyPy), loops calibrated to the minimum time rather than
     doubled past it -- then *rounds* (``gilbench.runner.rounds``) that
     give more worker processes to the benchmarks that still need them,
@@ -58,14 +58,15 @@ QUICK_PYPERF = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.02"]
 
 # The adaptive first look: two processes (the fewest that show the
 # spread between processes) of two values each (the fewest that show the
-# spread within one), with no warmup where the first value is like the
-# others (a CPython fork has imported and set the case up already;
-# docs/reading.rst gives the figures) and one where a JIT compiles the
-# loop first (PyPy).
+# spread within one) of at least 10 ms (first looks take most of the
+# budget; what they leave buys the rounds), with no warmup where the
+# first value is like the others (a CPython fork has imported and set the
+# case up already) and one where a JIT compiles the loop first (PyPy).
+# docs/reading.rst gives the figures.
 FIRST_PROCESSES = 2
 FIRST_VALUES = 2
 FIRST_WARMUPS = {"PyPy": 1}
-FIRST_MIN_TIME = 0.02
+FIRST_MIN_TIME = 0.01
 # A benchmark never gets more worker processes than this, nor a round
 # more values per process.
 MOST_PROCESSES = 16
@@ -356,11 +357,12 @@ def _doubled(per_loop, min_time):
     return 2 ** max(0, int(math.ceil(math.log(min_time / per_loop, 2))))
 
 
-def costs(runs):
+def costs(runs, slowest=False):
     """(seconds per value, seconds per worker process besides its values)
     of pyperf ``runs`` with values: a value is its per-loop time times its
-    loops; a process adds its start to what pyperf's ``duration`` holds
-    besides the values (set-up, warmups, metadata)."""
+    loops (``slowest``: the slowest value, not their mean); a process
+    adds its start to what pyperf's ``duration`` holds besides the values
+    (set-up, warmups, metadata)."""
     per_value, per_process = [], []
     for run in runs:
         meta = run.get_metadata()
@@ -368,7 +370,8 @@ def costs(runs):
         raw = [value * scale for value in run.values]
         per_value.extend(raw)
         per_process.append(max(meta.get("duration", 0.0) - sum(raw), 0.0))
-    return (statistics.mean(per_value) if per_value else 0.0,
+    typical = max if slowest else statistics.mean
+    return (typical(per_value) if per_value else 0.0,
             PROCESS_SECONDS + (statistics.mean(per_process)
                                if per_process else 0.0))
 

@@ -104,7 +104,10 @@ def _wanted(store, design, needed, failed):
                 limited.append(index)
             continue
         add, values = want
-        cost = designs.step_seconds(costs, add, values)
+        # Priced at its slowest value: some cases' values split into modes
+        # a hundred times apart, and a mean lets a round overrun.
+        cost = designs.step_seconds(designs.costs(runs, slowest=True), add,
+                                    values)
         steps.append(Step(index, add, values, cost, name in needed,
                           designs.benefit(groups, add, values) / cost))
     # Answers a finding waits on first; each group by what narrows an

@@ -237,6 +237,16 @@ def test_the_interval_that_narrows_most_goes_first():
             [r.values for r in store.runs[0]]))
 
 
+def test_a_step_is_priced_at_its_slowest_value():
+    # Values in two modes a hundred times apart: a round priced on their
+    # mean would overrun the budget when it draws the slow mode.
+    store = ModelStore({"modes": (1e-6, 0.3, 0.001)})
+    store.runs[0] = [_run([1e-4, 1e-2]), _run([1e-4, 1e-4])]
+    steps, _ = rounds._wanted(store, designs.Design(), {"modes"}, {})
+    slowest = 1e-2 * 10  # its loops
+    assert steps[0].cost >= steps[0].add * steps[0].values * slowest
+
+
 @pytest.mark.parametrize("ended, expected", [
     ("the budget is spent", designs.BUDGET),
     ("the machine is busy: ...", designs.BUSY)])
