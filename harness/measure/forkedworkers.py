@@ -28,9 +28,11 @@ import sys
 import pyperf
 
 from gilbench.measure import forking, layout, pyperfinternals
+from gilbench.model import resultformat
 
 FORK = "fork"
 FRESH = "fresh interpreter"
+CALIBRATING = resultformat.CALIBRATION_FORK
 
 
 def wanted(args):
@@ -41,10 +43,11 @@ def wanted(args):
             == os.path.realpath(sys.executable))
 
 
-def manage(runner, worker_main):
+def manage(runner, worker_main, first_runs=()):
     """What pyperf's Runner does as the master of a benchmark, with each
     worker ``worker_main(cmd)`` in a fork when :func:`wanted`, ``cmd``
-    the worker's command line as pyperf would start it."""
+    the worker's command line as pyperf would start it; ``first_runs``:
+    the runs of the calibration fork that measured on (CALIBRATING)."""
     if not wanted(runner.args):
         return pyperfinternals.manage_as_pyperf(runner)
 
@@ -60,4 +63,4 @@ def manage(runner, worker_main):
             raise RuntimeError("%s failed with exit code %s"
                                % (manager.python, code))
         return pyperf.BenchmarkSuite.loads(said) if said.strip() else None
-    return pyperfinternals.manage_with(runner, spawn_worker)
+    return pyperfinternals.manage_with(runner, spawn_worker, first_runs)

@@ -8,7 +8,10 @@ count as pyperf does (1, 2, 4, ... until one call lasts ``--min-time``;
 a call that jumped far beyond the doubling is timed once more), tears
 down and exits, so whatever the case started dies with it.  The workers
 then get ``--loops``, and the doubling is kept in the result file
-as pyperf keeps its own: a calibration run holding only warmups.
+as pyperf keeps its own: a calibration run holding only warmups.  With
+``then`` (the adaptive first look), the fork goes on as the benchmark's
+first worker at the loops it found, its set-up done: one process start
+and set-up fewer per benchmark.
 
 Worker side: Python 2.7 compatible.  POSIX only (os.fork); elsewhere
 pyperf calibrates as before.
@@ -47,14 +50,18 @@ def wanted(args):
             and args.warmups is not None and not args.compare_to)
 
 
-def calibrate(time_function, min_time, metadata, scaled=False):
-    """Calibrate in a fork; return its pyperf calibration run, holding
-    ``metadata`` (the benchmark's) and what the fork recorded.  A refusal
-    or crash there ends this program as it would have ended the worker.
-    ``scaled``: scale the loops to the minimum time (_scale) instead of
-    doubling past it."""
+def calibrate(time_function, min_time, metadata, scaled=False, then=None):
+    """Calibrate in a fork; return (its pyperf calibration run, holding
+    ``metadata`` (the benchmark's) and what the fork recorded, the runs it
+    measured after).  A refusal or crash there ends this program as it
+    would have ended the worker.  ``scaled``: scale the loops to the
+    minimum time (_scale) instead of doubling past it.  ``then(loops,
+    facts, writable)``: what the fork does next, the facts its set-up
+    recorded in hand; it writes a pyperf benchmark of its runs to
+    ``writable``."""
     said, code = forking.call(
-        lambda writable: _child(time_function, min_time, writable, scaled))
+        lambda writable: _child(time_function, min_time, writable, scaled,
+                                then))
     if code < 0:
         # The form pyperf uses for a worker, so run names the signal.
         print("ERROR: calibration failed with exit code %d" % code,
@@ -62,24 +69,34 @@ def calibrate(time_function, min_time, metadata, scaled=False):
         sys.exit(1)
     if code or not said:
         sys.exit(code or 1)  # the fork said why on stderr
-    found = json.loads(said)
+    first, _, rest = said.partition("\n")
+    found = json.loads(first)
     metadata = dict(metadata)
     metadata.update(found["metadata"])
+    runs = (pyperf.BenchmarkSuite.loads(rest).get_benchmarks()[0].get_runs()
+            if rest.strip() else [])
     return pyperf.Run((), warmups=[tuple(pair) for pair in found["warmups"]],
-                      metadata=metadata)
+                      metadata=metadata), runs
 
 
-def _child(time_function, min_time, writable, scaled):
+def _child(time_function, min_time, writable, scaled, then):
     metadata = {}
     record.set_sink(metadata)
     started = perf_counter()
     calibrate = _scale if scaled else _double
     loops, warmups = calibrate(time_function, min_time)
-    time_function.close()
+    facts = dict(metadata)
+    if then is None:
+        time_function.close()
     metadata.update(calibrate_loops=loops, loops=loops,
                     duration=perf_counter() - started)
-    with os.fdopen(writable, "w") as stream:
-        json.dump({"warmups": warmups, "metadata": metadata}, stream)
+    # A copy of the descriptor: ``then`` writes on after this line.
+    with os.fdopen(os.dup(writable), "w") as stream:
+        stream.write(json.dumps({"warmups": warmups, "metadata": metadata})
+                     + "\n")
+    if then is not None:
+        record.set_sink(None)
+        return then(loops, facts, writable)
 
 
 def _double(time_function, min_time):

@@ -55,11 +55,13 @@ class HarnessRunner(pyperfinternals.Runner):
 
     time_function = None
     worker_start = forkedworkers.FRESH
+    set_up_facts = {}  # what a set-up before this worker's task recorded
+    first_runs = ()  # the calibration fork's, when it measured on
 
     def run_worker(self, task):
         record.set_sink(task.metadata)
         record.record_facts(worker_start=self.worker_start,
-                            **layout.facts())
+                            **dict(self.set_up_facts, **layout.facts()))
         pyperfinternals.Runner.run_worker(self, task)
         # The run is in the master's pipe now.  Exit at once: a thread or
         # process the case leaked must not keep this worker (and so the
@@ -71,7 +73,7 @@ class HarnessRunner(pyperfinternals.Runner):
         os._exit(0)
 
     def manage(self):
-        return forkedworkers.manage(self, forked_worker)
+        return forkedworkers.manage(self, forked_worker, self.first_runs)
 
 
 def forked_worker(cmd):
@@ -230,9 +232,12 @@ def main(argv, runner_class=HarnessRunner):
     if loopcalibration.wanted(args):
         metadata = dict(bench.metadata(), name=bench.name)
         metadata.setdefault("unit", "second")
-        calibration = loopcalibration.calibrate(
+        calibration, runner.first_runs = loopcalibration.calibrate(
             runner.time_function, args.min_time, metadata,
-            scaled=args.scaled_calibration)
+            scaled=args.scaled_calibration,
+            then=(lambda loops, facts, writable: _first_worker(
+                runner, bench, loops, facts, writable))
+            if _calibration_measures(args) else None)
         args.loops = calibration.get_metadata()["loops"]
     result = runner.bench_time_func(bench.name, runner.time_function,
                                     metadata=bench.metadata())
@@ -242,6 +247,27 @@ def main(argv, runner_class=HarnessRunner):
         merged.add_runs(result)
         merged.dump(args.output, replace=True)
     return 0
+
+
+def _calibration_measures(args):
+    """Whether the calibration fork goes on as the first worker: a scaled
+    calibration (the adaptive first look), whose workers are forks that
+    keep the program's layout, as this fork is."""
+    return (args.scaled_calibration and args.processes >= 1
+            and forkedworkers.wanted(args) and not layout.wanted())
+
+
+def _first_worker(runner, bench, loops, facts, writable):
+    """In the calibration fork, its set-up done: measure as pyperf's
+    first worker would at ``loops``, the set-up's ``facts`` in its run,
+    and write that run to ``writable`` as a worker writes to its pipe."""
+    args = runner.args
+    args.worker, args.worker_task, args.pipe = True, 0, writable
+    args.loops, args.output, args.append = loops, None, None
+    runner.worker_start = forkedworkers.CALIBRATING
+    runner.set_up_facts = facts
+    return runner.bench_time_func(bench.name, runner.time_function,
+                                  metadata=bench.metadata())
 
 
 # pyperf options that the harness sets itself for each benchmark program.

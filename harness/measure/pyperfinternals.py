@@ -44,6 +44,8 @@ USED = [
     (_MANAGER_WHERE, "worker_cmd"),
     (_MANAGER_WHERE, "create_bench"),
     (_MANAGER_WHERE, "python"),
+    (_MANAGER_WHERE, "bench"),
+    (_MANAGER_WHERE, "nprocess"),
     # Used by gilbench.model.design, a layer below this module's: its t
     # table (the worker side has no scipy).
     ("pyperf._utils", "tdist95conf_level"),
@@ -123,13 +125,18 @@ def manage_as_pyperf(runner):
     return getattr(pyperf.Runner, _RUNNER_MANAGE)(runner)
 
 
-def manage_with(runner, spawn_worker):
+def manage_with(runner, spawn_worker, first_runs=()):
     """What pyperf's Runner does as a benchmark's master, with
     ``spawn_worker(manager, calibrate_loops, calibrate_warmups)`` in place
-    of the manager's own (which starts an interpreter)."""
+    of the manager's own (which starts an interpreter); ``first_runs``
+    (pyperf Runs with values, measured before) count as its first worker
+    processes."""
     manager = Manager(runner)
     manager.spawn_worker = (lambda loops, warmups:
                             spawn_worker(manager, loops, warmups))
+    if first_runs:
+        manager.bench = pyperf.Benchmark(list(first_runs))
+        manager.nprocess = len(first_runs)
     if runner.args.verbose and runner._worker_task > 0:
         print("")
     bench = manager.create_bench()

@@ -42,6 +42,7 @@ import math
 import statistics
 
 from gilbench.errors import UsageError
+from gilbench.model import resultformat
 
 FIXED, ADAPTIVE = "fixed", "adaptive"
 DESIGNS = (ADAPTIVE, FIXED)
@@ -362,14 +363,17 @@ def costs(runs, slowest=False):
     of pyperf ``runs`` with values: a value is its per-loop time times its
     loops (``slowest``: the slowest value, not their mean); a process
     adds its start to what pyperf's ``duration`` holds besides the values
-    (set-up, warmups, metadata)."""
+    (set-up, warmups, metadata), but for the calibration fork's run,
+    whose set-up came before it."""
     per_value, per_process = [], []
     for run in runs:
         meta = run.get_metadata()
         scale = meta.get("loops", 1) * meta.get("inner_loops", 1)
         raw = [value * scale for value in run.values]
         per_value.extend(raw)
-        per_process.append(max(meta.get("duration", 0.0) - sum(raw), 0.0))
+        if meta.get("worker_start") != resultformat.CALIBRATION_FORK:
+            per_process.append(max(meta.get("duration", 0.0) - sum(raw),
+                                   0.0))
     typical = max if slowest else statistics.mean
     return (typical(per_value) if per_value else 0.0,
             PROCESS_SECONDS + (statistics.mean(per_process)

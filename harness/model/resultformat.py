@@ -41,7 +41,9 @@ process, or process tree, over the timed window / wall seconds),
 the values were measured, over all of them, where they last long enough
 for the ticks to tell; Linux only) with the CPU seconds it is the share
 of, ``foreign_seconds`` over ``foreign_capacity``, ``worker_start``
-(``fork`` or ``fresh interpreter``), for a renewing fork
+(``fork``, ``fresh interpreter``, or ``calibration fork``: the fork that
+calibrated the loops, measuring on; its ``duration`` holds no set-up,
+which the calibration did), for a renewing fork
 ``worker_heap_objects`` (objects of random sizes and number it kept
 before loading the case) and ``worker_reimported`` (case modules it
 imported again), ``cpus_usable``,
@@ -138,6 +140,8 @@ DECISION_LOOKS_KEY = "gilbench_decision_looks"
 SECONDS_KEY = "gilbench_seconds"
 STOPPED_KEY = "gilbench_stopped"
 ROUND_KEY = "gilbench_round"
+# worker_start of a run the loop calibration's fork measured on.
+CALIBRATION_FORK = "calibration fork"
 CASES_KEY = "cases"
 MEANS_KEY = "value_means"
 CASE_KEYS = (AXES_KEY, MEANS_KEY, "description")

@@ -98,7 +98,8 @@ def _runs(python, tmp_path, *options):
 @pytest.mark.parametrize("python", PYTHONS)
 def test_sibling_workers_draw_different_random_streams(python, tmp_path):
     runs = _runs(python, tmp_path)
-    assert [run["worker_start"] for run in runs] == ["fork"] * 3
+    assert [run["worker_start"] for run in runs] == [
+        "calibration fork", "fork", "fork"]
     assert len(set(run["measured_by"] for run in runs)) == 3
     assert len(set(run["first_random"] for run in runs)) == 3
     numpy_draws = [run.get("first_numpy_random") for run in runs]

@@ -2,7 +2,9 @@
 fresh interpreters (--fresh-workers): each run says which, each worker is
 a process of its own (a fork shares its program's memory layout unless
 GILBENCH_WORKER_LAYOUT=renew: gilbench.measure.layout), and only fresh
-interpreters draw hash seeds of their own."""
+interpreters draw hash seeds of their own.  In a first look the fork
+that calibrated the loops measures on as the first worker; where the
+other workers are not plain forks, it does not."""
 import os
 
 import pyperf
@@ -12,7 +14,8 @@ from helpers import FIXTURES, run_harness
 from gilbench.measure import forking
 
 CASES = os.path.join(FIXTURES, "worker_start_cases.py")
-# Three processes of one value each, calibrated in the master's fork.
+# Three processes of one value each, calibrated in the master's fork
+# (a first look: the adaptive design, told its sizing).
 SMALL = ["--module", CASES, "--threads", "1", "-p", "3", "-n", "1", "-w", "0",
          "--min-time", "0.001"]
 
@@ -29,9 +32,44 @@ def measured_runs(tmp_path, *options, case="workerstart.identify.*"):
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
 def test_workers_are_forks_sharing_the_programs_hash_seed(tmp_path):
     runs = measured_runs(tmp_path)
-    assert [run["worker_start"] for run in runs] == ["fork"] * 3
+    assert [run["worker_start"] for run in runs] == [
+        "calibration fork", "fork", "fork"]
     assert len(set(run["measured_by"] for run in runs)) == 3
     assert len(set(run["seeded_hash"] for run in runs)) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_the_calibration_fork_measures_on_with_its_set_up(tmp_path):
+    output = tmp_path / "out.json"
+    made = run_harness("run", "-o", output, "--case",
+                       "workerstart.identify.*", *SMALL)
+    assert made.code == 0, made
+    bench, = pyperf.BenchmarkSuite.load(str(output)).get_benchmarks()
+    calibration, first, second, third = bench.get_runs()
+    calibrated = calibration.get_metadata()
+    assert not calibration.values and first.values
+    # One process: what its set-up recorded (its pid, the CPUs it saw)
+    # is in both runs, and it measured at the loops it found.
+    for key in ("measured_by", "cpus_usable", "cpu_affinity_effective"):
+        assert first.get_metadata()[key] == calibrated[key], key
+    assert first.get_metadata()["loops"] == calibrated["calibrate_loops"]
+    assert second.get_metadata()["measured_by"] != calibrated["measured_by"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+@pytest.mark.parametrize("options, renew, starts", [
+    (["--design", "fixed"], False, ["fork"] * 3),
+    (["--fresh-workers"], False, ["fresh interpreter"] * 3),
+    ([], True, ["fork"] * 3),
+])
+def test_the_calibration_fork_only_calibrates_elsewhere(
+        tmp_path, monkeypatch, options, renew, starts):
+    # The fixed recipe as it was; fresh or renewing workers, whose first
+    # would not be like the others.
+    if renew:
+        monkeypatch.setenv("GILBENCH_WORKER_LAYOUT", "renew")
+    runs = measured_runs(tmp_path, *options)
+    assert [run["worker_start"] for run in runs] == starts
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")

@@ -251,6 +251,17 @@ def test_costs_read_a_value_and_what_else_a_process_spent():
     assert per_process == pytest.approx(designs.PROCESS_SECONDS + 0.06)
 
 
+def test_the_calibration_forks_run_adds_no_set_up_to_a_process():
+    # Its set-up came before it, in the calibration; a fork's is in its
+    # duration.
+    runs = [SimpleNamespace(values=[0.001], get_metadata=lambda start=start: {
+        "loops": 20, "duration": duration, "worker_start": start})
+        for start, duration in (("calibration fork", 0.03), ("fork", 0.1))]
+    per_value, per_process = designs.costs(runs)
+    assert per_value == pytest.approx(0.02)
+    assert per_process == pytest.approx(designs.PROCESS_SECONDS + 0.08)
+
+
 def test_more_processes_repeat_the_loops_and_warmups():
     sizing = designs.repeat(loops=128, warmups=1, processes=3, values=2)
     assert (sizing.processes, sizing.values, sizing.warmups,
