@@ -83,9 +83,11 @@ NORMAL_DF = 200
 # The default budget: the fixed recipe's estimated time times this (so
 # --quick, --rigorous and --fast, which size that recipe, size it too);
 # a run's rounds end this many seconds before it, for the run's own end
-# (the result file written from the journal).
+# (the result file written from the journal), or this share of a small
+# budget (a few benchmarks' file is written in milliseconds).
 BUDGET_SHARE = 0.5
 END_RESERVE = 2.0
+END_SHARE = 0.05
 
 # Why a benchmark's measurement stopped (gilbench_stopped).
 NARROW = "narrow"      # its processes agree within TARGET
@@ -321,6 +323,11 @@ class Design(object):
         if not (wide or needs_finding):
             return None
         return next_round(groups, costs, processes_so_far)
+
+
+def end_reserve(budget):
+    """The seconds a run's rounds leave of ``budget`` for its end."""
+    return min(END_RESERVE, END_SHARE * budget)
 
 
 def repeat(loops, warmups, processes, values):

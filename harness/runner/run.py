@@ -195,7 +195,7 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
         lambda line: print("gilbench: " + line, file=sys.stderr))
     outcome = rounds.spend(
         store, design,
-        time.time() + budget - clock.spent() - designs.END_RESERVE,
+        time.time() + budget - clock.spent() - designs.end_reserve(budget),
         judging.Judge(python) if python else None, say)
     said = outcome.lines(budget, clock.spent())
     if budget < planned:

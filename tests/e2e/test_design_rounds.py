@@ -84,6 +84,18 @@ def test_the_split_benchmark_gets_more_processes_and_the_steady_none(sized):
     assert shown.returncode == 0, shown.stderr
 
 
+def test_a_small_budget_keeps_its_rounds(tmp_path):
+    # A few benchmarks' file is written in milliseconds: the rounds leave a
+    # share of a small budget for the run's end, not a whole run's 2 s.
+    path = tmp_path / "r.json"
+    done = run_harness("run", "--module", CASES, "--param", "spread=split",
+                       "-o", path, "--budget", "2.2", *SHORT,
+                       env=_env(tmp_path))
+    assert done.code == 0, done
+    split_runs, split = _benchmarks(path)[SPLIT]
+    assert split["gilbench_looks"] > 1 and len(split_runs) > 2, done
+
+
 def test_the_fixed_design_measures_every_benchmark_once(tmp_path):
     path = tmp_path / "fixed.json"
     done = run_harness("run", "--module", CASES, "-o", path, "--design",
