@@ -2,6 +2,7 @@
 benchmarks) and gilbench refine (spent where a finding is undecided)."""
 import json
 import os
+import re
 import sys
 
 import pyperf
@@ -108,8 +109,9 @@ def test_refine_gives_an_undecided_finding_more_processes(result):
     done = run_harness("refine", result, "--budget", "60")
     assert done.code == 0, done
     assert "1 undecided answers more processes may decide" in done.stdout
-    assert "refine: CPython 3." in done.stdout and "round 1: " in \
-        done.stdout, done
+    # Its rounds go on from the run's (which a small budget may have had).
+    assert "refine: CPython 3." in done.stdout and re.search(
+        r"round \d+: ", done.stdout), done
     after = _runs(result)
     # The disturbed one; its twin only while the answer stays undecided.
     assert len(after[ONE]) >= len(before[ONE]) + 2
@@ -163,7 +165,7 @@ def test_refine_extends_with_the_interpreter_that_made_the_file(python,
     _disturb(path, ONE, 0.05)
     before = _runs(path)
     done = run_harness("refine", path, "--budget", "60")
-    assert done.code == 0 and "round 1: " in done.stdout, done
+    assert done.code == 0 and re.search(r"round \d+: ", done.stdout), done
     after = _runs(path)
     assert len(after[ONE]) >= len(before[ONE]) + 2
     assert python == sys.executable or (
