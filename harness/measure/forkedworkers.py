@@ -28,11 +28,9 @@ import sys
 import pyperf
 
 from gilbench.measure import forking, layout, pyperfinternals
-from gilbench.model import resultformat
 
 FORK = "fork"
 FRESH = "fresh interpreter"
-CALIBRATING = resultformat.CALIBRATION_FORK
 
 
 def wanted(args):
@@ -47,7 +45,7 @@ def manage(runner, worker_main, first_runs=()):
     """What pyperf's Runner does as the master of a benchmark, with each
     worker ``worker_main(cmd)`` in a fork when :func:`wanted`, ``cmd``
     the worker's command line as pyperf would start it; ``first_runs``:
-    the runs of the calibration fork that measured on (CALIBRATING)."""
+    the runs of the calibration fork that measured on."""
     if not wanted(runner.args):
         return pyperfinternals.manage_as_pyperf(runner)
 

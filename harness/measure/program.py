@@ -38,7 +38,7 @@ from gilbench.measure import (
     record,
     timers,
 )
-from gilbench.model import design, drivers, machine, registry
+from gilbench.model import design, drivers, machine, registry, resultformat
 
 EXIT_REFUSED = 3
 PROGRAM_ARGS = ["-m", "gilbench", "bench"]  # after the interpreter
@@ -253,8 +253,8 @@ def _calibration_measures(args):
     """Whether the calibration fork goes on as the first worker: a scaled
     calibration (the adaptive first look), whose workers are forks that
     keep the program's layout, as this fork is."""
-    return (args.scaled_calibration and args.processes >= 1
-            and forkedworkers.wanted(args) and not layout.wanted())
+    return (args.scaled_calibration and forkedworkers.wanted(args)
+            and not layout.wanted())
 
 
 def _first_worker(runner, bench, loops, facts, writable):
@@ -264,7 +264,7 @@ def _first_worker(runner, bench, loops, facts, writable):
     args = runner.args
     args.worker, args.worker_task, args.pipe = True, 0, writable
     args.loops, args.output, args.append = loops, None, None
-    runner.worker_start = forkedworkers.CALIBRATING
+    runner.worker_start = resultformat.CALIBRATION_FORK
     runner.set_up_facts = facts
     return runner.bench_time_func(bench.name, runner.time_function,
                                   metadata=bench.metadata())
