@@ -105,7 +105,7 @@ def _wanted(store, design, needed, failed):
             continue
         add, values = want
         # Priced at its slowest value: some cases' values split into modes
-        # a hundred times apart, and a mean lets a round overrun.
+        # far apart, and a mean lets a round overrun.
         cost = designs.step_seconds(designs.costs(runs, slowest=True), add,
                                     values)
         steps.append(Step(index, add, values, cost, name in needed,
