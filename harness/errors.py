@@ -21,3 +21,15 @@ class OneLineErrorParser(argparse.ArgumentParser):
 
     def error(self, message):
         raise UsageError(message)
+
+
+class PassThroughParser(OneLineErrorParser):
+    """A parser whose unknown options go on whole to pyperf: it takes no
+    abbreviations, so pyperf's ``--loops 4`` is not read as our
+    ``--loops-from 4`` (argparse's allow_abbrev, which 2.7 lacks)."""
+
+    def _get_option_tuples(self, option_string):
+        if option_string.startswith("--"):
+            return []
+        return super(PassThroughParser, self)._get_option_tuples(
+            option_string)

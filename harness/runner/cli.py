@@ -12,6 +12,7 @@ import sys
 
 from gilbench.errors import (
     OneLineErrorParser,
+    PassThroughParser,
     UsageError,
     exit_with_usage_error,
 )
@@ -81,7 +82,7 @@ def parse_params(args):
 
 
 def run_parser():
-    parser = OneLineErrorParser(
+    parser = PassThroughParser(
         prog="gilbench run",
         description="Run cases under pyperf. Options not listed here are "
         "passed to pyperf (e.g. --fast, --rigorous, -p 5, --affinity 1).")

@@ -25,7 +25,7 @@ import shutil
 import sys
 import tempfile
 
-from gilbench.errors import OneLineErrorParser, UsageError
+from gilbench.errors import PassThroughParser, UsageError
 from gilbench.model import axes, machine, registry, timeitspec
 from gilbench.model import resultformat as fmt
 from gilbench.runner import child, results, run, runoptions, timeitmany
@@ -44,7 +44,7 @@ _PYPERF_HELP = {"-p": "pyperf's worker processes (its --processes; "
 
 
 def parser():
-    parser = OneLineErrorParser(
+    parser = PassThroughParser(
         prog="gilbench timeit",
         description="Does this statement scale? Runs STMT in 1..N threads "
         "(and processes with --processes) under pyperf, with this "
