@@ -101,17 +101,12 @@ def _warm_up(service, clock=time.time):
 def udp(backend, threaded):
     def prepare(params):
         service = udp_module.Service(params, backend, threaded)
-        try:
-            if platform.python_implementation() == "PyPy":
+        if platform.python_implementation() == "PyPy":
+            try:
                 _warm_up(service)
-            else:
-                # A fresh service's first drive is slow (cold sockets,
-                # servers and clients just scheduled): one value's
-                # requests before the clock.
-                service(UDP_LOOPS)
-        except BaseException:
-            service.close()
-            raise
+            except BaseException:
+                service.close()
+                raise
         return service
     return prepare
 
