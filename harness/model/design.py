@@ -62,11 +62,14 @@ QUICK_PYPERF = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.02"]
 # spread within one) of at least 10 ms (first looks take most of the
 # budget; what they leave buys the rounds), with no warmup where the
 # first value is like the others (a CPython fork has imported and set the
-# case up already) and one where a JIT compiles the loop first (PyPy).
-# docs/reading.rst gives the figures.
+# case up already), one where a JIT compiles the loop first (PyPy), and
+# one where the work runs in several threads or processes, whose first
+# values wait for the scheduler to spread them.  docs/reading.rst gives
+# the figures.
 FIRST_PROCESSES = 2
 FIRST_VALUES = 2
 FIRST_WARMUPS = {"PyPy": 1}
+CONCURRENT_WARMUPS = 1
 FIRST_MIN_TIME = 0.01
 # A benchmark never gets more worker processes than this, nor a round
 # more values per process.
@@ -200,12 +203,23 @@ def split_options(pyperf_options):
 _ALIASES = {"--loops": ("-l", "--loops"), "--min-time": ("--min-time",)}
 
 
-def first_warmups(implementation=None):
+def first_warmups(implementation=None, concurrency=1):
     """The first look's warmups per worker process on this interpreter
-    (or ``implementation``, as platform names it)."""
+    (or ``implementation``, as platform names it), for work that runs in
+    ``concurrency`` threads or processes."""
     import platform
-    return FIRST_WARMUPS.get(implementation
-                             or platform.python_implementation(), 0)
+    found = FIRST_WARMUPS.get(implementation
+                              or platform.python_implementation(), 0)
+    if concurrency > 1:
+        found = max(found, CONCURRENT_WARMUPS)
+    return found
+
+
+def _concurrency(bench):
+    """The threads or processes ``bench``'s work runs in (1 unknown)."""
+    if bench is None:
+        return 1
+    return bench.spec.concurrency(bench.params)
 
 
 def _given(options, name):
@@ -265,7 +279,8 @@ class Design(object):
         told = [o for o in self.sizing if o not in _FLAGS]
         options = told or ["-p", str(FIRST_PROCESSES),
                            "-n", str(FIRST_VALUES),
-                           "-w", str(first_warmups())]
+                           "-w", str(first_warmups(
+                               concurrency=_concurrency(bench)))]
         length = _value_length(bench.spec.sizing if bench else ())
         for name, default in (("--min-time", str(FIRST_MIN_TIME)),
                               ("--loops", None)):
