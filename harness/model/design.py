@@ -360,9 +360,10 @@ def recipe_seconds(sizing, runs, seconds):
     the processes' start, its calibration), the recipe's processes with
     the look's set-up each, and values as long as pyperf's doubling
     makes them at the recipe's minimum time (its calibration's values
-    sum to about twice the last)."""
+    sum to about twice the last).  The look's own warmups are not set-up:
+    the recipe's are priced with its values."""
     per_value, per_process = costs(runs)
-    set_up = per_process - PROCESS_SECONDS
+    set_up = per_process - PROCESS_SECONDS - _warmup_seconds(runs)
     per_loop = per_value / runs[0].get_metadata().get("loops", 1)
     outside = max(0.0, seconds - sum(run.get_metadata().get("duration", 0.0)
                                      for run in runs))
@@ -372,6 +373,19 @@ def recipe_seconds(sizing, runs, seconds):
         outside += 2 * loops * per_loop
     return outside + sizing.processes * (
         set_up + (sizing.warmups + sizing.values) * (loops or 1) * per_loop)
+
+
+def _warmup_seconds(runs):
+    """The seconds of warmups in a worker process of pyperf ``runs``, as
+    :func:`costs` counts its processes (not the calibration fork's)."""
+    found = []
+    for run in runs:
+        meta = run.get_metadata()
+        if meta.get("worker_start") == resultformat.CALIBRATION_FORK:
+            continue
+        scale = meta.get("loops", 1) * meta.get("inner_loops", 1)
+        found.append(sum(value * scale for _, value in run.warmups or ()))
+    return statistics.mean(found) if found else 0.0
 
 
 def _doubled(per_loop, min_time):

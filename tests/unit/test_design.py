@@ -90,13 +90,17 @@ def test_the_budget_is_half_the_full_recipe_unless_told():
     assert designs.Design(budget=7.5).budget(benches) == 7.5
 
 
-def _first_runs(per_loop, loops=200, besides=0.01, processes=2, values=2):
-    """A first look's pyperf runs: ``per_loop`` seconds per loop, and
-    ``besides`` seconds of each process's duration beyond its values."""
+def _first_runs(per_loop, loops=200, besides=0.01, processes=2, values=2,
+                warmups=0):
+    """A first look's pyperf runs: ``per_loop`` seconds per loop,
+    ``warmups`` values as warmups first, and ``besides`` seconds of each
+    process's duration beyond its values and warmups."""
     import pyperf
-    return [pyperf.Run([per_loop] * values, metadata={
-        "loops": loops, "duration": besides + values * per_loop * loops},
-        collect_metadata=False) for _ in range(processes)]
+    return [pyperf.Run([per_loop] * values,
+                       warmups=[(loops, per_loop)] * warmups, metadata={
+                           "loops": loops, "duration": besides + (
+                               warmups + values) * per_loop * loops},
+                       collect_metadata=False) for _ in range(processes)]
 
 
 def test_the_recipe_is_priced_at_the_loops_pyperfs_doubling_reaches():
@@ -112,6 +116,16 @@ def test_the_recipe_is_priced_at_the_loops_pyperfs_doubling_reaches():
     assert designs.recipe_seconds(designs.Sizing(["--loops", "4"]), runs,
                                   durations + 0.3) == \
         pytest.approx(0.3 + 2 * (0.01 + 4 * 4e-4))
+
+
+def test_a_first_looks_warmup_is_not_priced_as_the_recipes_set_up():
+    cold, warmed = _first_runs(1e-4), _first_runs(1e-4, warmups=1)
+    durations = [sum(run.get_metadata()["duration"] for run in runs)
+                 for runs in (cold, warmed)]
+    assert durations[1] > durations[0]
+    assert designs.recipe_seconds(designs.Sizing(()), warmed,
+                                  durations[1] + 0.3) == pytest.approx(
+        designs.recipe_seconds(designs.Sizing(()), cold, durations[0] + 0.3))
 
 
 def test_first_looks_that_price_the_recipe_lower_shrink_the_budget():
