@@ -378,13 +378,9 @@ def recipe_seconds(sizing, runs, seconds):
 def _warmup_seconds(runs):
     """The seconds of warmups in a worker process of pyperf ``runs``, as
     :func:`costs` counts its processes (not the calibration fork's)."""
-    found = []
-    for run in runs:
-        meta = run.get_metadata()
-        if meta.get("worker_start") == resultformat.CALIBRATION_FORK:
-            continue
-        scale = meta.get("loops", 1) * meta.get("inner_loops", 1)
-        found.append(sum(value * scale for _, value in run.warmups or ()))
+    found = [resultformat.warmup_seconds(run) for run in runs
+             if run.get_metadata().get("worker_start")
+             != resultformat.CALIBRATION_FORK]
     return statistics.mean(found) if found else 0.0
 
 
@@ -404,8 +400,7 @@ def costs(runs, slowest=False):
     per_value, per_process = [], []
     for run in runs:
         meta = run.get_metadata()
-        scale = meta.get("loops", 1) * meta.get("inner_loops", 1)
-        raw = [value * scale for value in run.values]
+        raw = resultformat.value_seconds(run)
         per_value.extend(raw)
         if meta.get("worker_start") != resultformat.CALIBRATION_FORK:
             per_process.append(max(meta.get("duration", 0.0) - sum(raw),

@@ -156,6 +156,21 @@ BUSY_SHARE = 0.3
 FOREIGN_MIN_CAPACITY = 0.2
 
 
+def value_seconds(run):
+    """The seconds each value of pyperf ``run`` took: pyperf keeps a
+    value per loop, so times its loops and inner loops."""
+    meta = run.get_metadata()
+    scale = meta.get("loops", 1) * meta.get("inner_loops", 1)
+    return [value * scale for value in run.values]
+
+
+def warmup_seconds(run):
+    """The seconds the warmups of pyperf ``run`` took in all (each kept
+    per loop, with its own loop count)."""
+    inner = run.get_metadata().get("inner_loops", 1)
+    return sum(loops * value * inner for loops, value in run.warmups or ())
+
+
 def foreign_share(pairs):
     """Other processes' share of the CPUs over (CPU seconds they took,
     CPU seconds there were) ``pairs``, or None when the latter add up

@@ -6,21 +6,20 @@ program per benchmark (for isolation) is not free.
 """
 import pyperf
 
+from gilbench.model import resultformat
+
 
 def measured_seconds(path):
     """(seconds inside measured values, seconds inside warmups) of a file.
 
-    pyperf stores each value per loop: value x loops x inner_loops is the
-    time the worker actually spent in it.
+    pyperf stores each value per loop (gilbench.model.resultformat's
+    value_seconds and warmup_seconds scale them back).
     """
     values = warmups = 0.0
     for bench in pyperf.BenchmarkSuite.load(path).get_benchmarks():
         for run in bench.get_runs():
-            meta = run.get_metadata()
-            scale = meta.get("loops", 1) * meta.get("inner_loops", 1)
-            values += sum(run.values) * scale
-            warmups += sum(loops * value * meta.get("inner_loops", 1)
-                           for loops, value in run.warmups)
+            values += sum(resultformat.value_seconds(run))
+            warmups += resultformat.warmup_seconds(run)
     return values, warmups
 
 
