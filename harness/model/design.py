@@ -359,12 +359,19 @@ def recipe_seconds(sizing, runs, seconds):
     outside its worker processes' values and set-up (the program's and
     the processes' start, its calibration), the recipe's processes with
     the look's set-up each, and values as long as pyperf's doubling
-    makes them at the recipe's minimum time (its calibration's values
-    sum to about twice the last).  The look's own warmups are not set-up:
-    the recipe's are priced with its values."""
+    makes them at the recipe's minimum time from the look's fastest
+    value (its calibration's values sum to about twice the last), each
+    with the look's stall: its values' mean over their fastest, in
+    seconds.  Some cases' values stall for a time of their own, not in
+    proportion to their loops (a thread waiting out a switch interval),
+    and the recipe draws such stalls as the look did.  The look's own
+    warmups are not set-up: the recipe's are priced with its values."""
     per_value, per_process = costs(runs)
     set_up = per_process - PROCESS_SECONDS - _warmup_seconds(runs)
-    per_loop = per_value / runs[0].get_metadata().get("loops", 1)
+    fastest = min([v for run in runs for v in resultformat.value_seconds(run)]
+                  or [0.0])
+    stall = per_value - fastest
+    per_loop = fastest / runs[0].get_metadata().get("loops", 1)
     outside = max(0.0, seconds - sum(run.get_metadata().get("duration", 0.0)
                                      for run in runs))
     loops = sizing.loops
@@ -372,7 +379,8 @@ def recipe_seconds(sizing, runs, seconds):
         loops = _doubled(per_loop, sizing.min_time)
         outside += 2 * loops * per_loop
     return outside + sizing.processes * (
-        set_up + (sizing.warmups + sizing.values) * (loops or 1) * per_loop)
+        set_up + (sizing.warmups + sizing.values)
+        * ((loops or 1) * per_loop + stall))
 
 
 def _warmup_seconds(runs):

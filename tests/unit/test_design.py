@@ -118,6 +118,26 @@ def test_the_recipe_is_priced_at_the_loops_pyperfs_doubling_reaches():
         pytest.approx(0.3 + 2 * (0.01 + 4 * 4e-4))
 
 
+def test_a_first_looks_stalls_are_priced_into_every_recipe_value():
+    import pyperf
+    steady = _first_runs(1e-4)  # 20 ms values of 200 loops
+    stalled = _first_runs(1e-4)
+    # One value of the look stalled for 1.98 s: 2 s where 20 ms were asked.
+    stalled[1] = pyperf.Run([1e-4, 1e-2], metadata={
+        "loops": 200, "duration": 0.01 + 0.02 + 2.0},
+        collect_metadata=False)
+    seconds = [sum(run.get_metadata()["duration"] for run in runs) + 0.3
+               for runs in (steady, stalled)]
+    recipe = designs.Sizing(())
+    stall = (3 * 0.02 + 2.0) / 4 - 0.02  # the values' mean over the fastest
+    # The loops still come from the fastest value (the same 512 as
+    # without the stall); each of the recipe's 2 x (1 + 3) values gains
+    # the look's stall, and its set-up does not.
+    assert designs.recipe_seconds(recipe, stalled, seconds[1]) == \
+        pytest.approx(designs.recipe_seconds(recipe, steady, seconds[0])
+                      + 2 * 4 * stall)
+
+
 def test_a_first_looks_warmup_is_not_priced_as_the_recipes_set_up():
     cold, warmed = _first_runs(1e-4), _first_runs(1e-4, warmups=1)
     durations = [sum(run.get_metadata()["duration"] for run in runs)
