@@ -117,10 +117,14 @@ def test_a_file_from_before_the_design_reads_as_one_fixed_look(tmp_path):
 
 def _ratio_file(tmp_path, factor, disturbed):
     """nogil/gil = ``factor``; with ``disturbed`` one process of nogil
-    measured 20 times faster (its processes disagree)."""
+    measured 20 times faster (its processes disagree), or with
+    ``"both ways"`` one half as slow again and the other twice as fast
+    (they disagree about the same mean)."""
     runs = [[1e-6, 1.001e-6], [1.002e-6, 1.001e-6]]
     nogil = [[v * factor for v in run] for run in runs]
-    if disturbed:
+    if disturbed == "both ways":
+        nogil = [[v * 1.5 for v in nogil[0]], [v / 2 for v in nogil[1]]]
+    elif disturbed:
         nogil[1] = [v / 20 for v in nogil[1]]
     return write_result(tmp_path, "py311.json", "3.11.7", [
         (gil("trivial", "gil", "cython", 1), runs),
@@ -133,7 +137,10 @@ def _ratio_file(tmp_path, factor, disturbed):
 @pytest.mark.parametrize("factor, disturbed, opened, cannot", [
     (1.5, False, 0, 0),  # decided
     (1.5, True, 2, 0),   # more processes may decide: both sides asked for
-    (1.03, False, 0, 1)])  # within the drift: none can
+    (1.03, False, 0, 1),  # within the drift: none can
+    # Within the drift at its point, but two processes that disagree
+    # this much do not tell where the point is: more may move it.
+    (1.03, "both ways", 2, 0)])
 def test_the_judge_names_what_more_processes_may_decide(
         tmp_path, factor, disturbed, opened, cannot):
     from gilbench.report.commands import judge

@@ -8,7 +8,10 @@ worker processes narrow only the spread between processes; the
 run-to-run drift (gilbench.report.numbers.intervals) stays.  An answer
 that would still be undecided if its processes agreed perfectly cannot
 be decided by more of them: it is counted, and its benchmarks are not
-asked for.
+asked for -- once its processes do nearly agree (its interval at most
+``KNOWN_WIDTH`` times as wide as theirs agreeing would be).  Before
+that, its point is one draw of a few processes (a first look's two), and
+more processes may move it out of the drift's reach.
 
 Prints ``{"open": [benchmark names], "undecided": N, "cannot": M,
 "answers": [[question, interpreter, answer, [names]], ...]}``.
@@ -16,6 +19,7 @@ Prints ``{"open": [benchmark names], "undecided": N, "cannot": M,
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import dataclass
 
@@ -23,6 +27,10 @@ from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.report.data import loader
 from gilbench.report.numbers import intervals
 from gilbench.report.tables import pivot, questions
+
+# How much wider than the drift alone an interval may be for its point
+# to count as known: more processes would narrow it by under half.
+KNOWN_WIDTH = 2.0
 
 
 @dataclass
@@ -57,12 +65,25 @@ def undecided(results):
                                       ideal.answers):
             if not is_undecided(cell):
                 continue
-            if is_undecided(could) or not cell.read:
+            if not cell.read or (is_undecided(could)
+                                 and _point_known(cell, could)):
                 hopeless.append((row.question, label))
             else:
                 open_.append(Undecided(row.question, label, cell.display,
                                        list(cell.read)))
     return open_, hopeless
+
+
+def _point_known(cell, agreeing):
+    """Whether ``cell``'s interval is at most KNOWN_WIDTH times as wide
+    (as a ratio of its ends) as ``agreeing``'s, the same answer's with
+    its processes agreeing."""
+    try:
+        width = math.log(cell.interval[1] / cell.interval[0])
+        drift = math.log(agreeing.interval[1] / agreeing.interval[0])
+    except (TypeError, ValueError, ZeroDivisionError):
+        return True  # not a ratio's interval: the drift alone judges it
+    return width <= KNOWN_WIDTH * drift
 
 
 def verdict(results):
