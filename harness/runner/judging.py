@@ -23,11 +23,15 @@ REPORT_MODULES = ("numpy", "scipy", "jinja2")
 
 class Verdict(object):
     """What one judgement said: the benchmark names an undecided finding
-    reads (``open``), and how many answers are undecided and how many of
-    them more processes cannot decide."""
+    reads that more processes may decide at its point (``open``), those
+    only an unsure one reads (``unsure``: its point may yet move out of
+    the drift's reach), and how many answers are undecided and how many
+    of them more processes cannot decide."""
 
-    def __init__(self, open_names=(), undecided=0, cannot=0):
+    def __init__(self, open_names=(), undecided=0, cannot=0,
+                 unsure_names=()):
         self.open = set(open_names)
+        self.unsure = set(unsure_names) - self.open
         self.undecided = undecided
         self.cannot = cannot
 
@@ -82,7 +86,8 @@ class Judge(object):
         told = json.loads(line)
         if "error" in told:
             return self._fail(told["error"])
-        return Verdict(told["open"], told["undecided"], told["cannot"])
+        return Verdict(told["open"], told["undecided"], told["cannot"],
+                       told.get("unsure", ()))
 
     def _fail(self, why):
         self.failed = why

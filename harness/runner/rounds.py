@@ -7,7 +7,8 @@ how many more worker processes, and values each, every benchmark needs
 -- one whose mean is wider than the design's target between its
 processes, or one a finding needs -- and measures them, within what is
 left of the budget: while a finding waits, only what findings need (so
-they are judged again sooner), each step by how much it narrows its
+they are judged again sooner), those more processes may decide at their
+point before the unsure ones, each step by how much it narrows its
 interval for its seconds.  The rounds end when none needs more,
 the budget is spent, or the machine is busy: when over half of a round's
 measurements read busy (other processes took more than ``BUSY_SHARE`` of
@@ -29,17 +30,27 @@ from gilbench.model import design as designs
 from gilbench.model.resultformat import BUSY_SHARE
 from gilbench.runner import judging, remeasure
 
+# Why a benchmark is measured more, in the order the rounds serve it: an
+# undecided finding more processes may decide at its point reads it, an
+# unsure one (gilbench.report.commands.judge), or its spread alone.
+OPEN, UNSURE, SPREAD = 0, 1, 2
+
 
 class Step(object):
     """One benchmark's part of a round."""
 
-    def __init__(self, index, add, values, cost, needed, gain):
+    def __init__(self, index, add, values, cost, tier, gain):
         self.index = index
         self.add = add
         self.values = values
         self.cost = cost
-        self.needed = needed  # an undecided finding reads it
+        self.tier = tier  # OPEN, UNSURE or SPREAD
         self.gain = gain  # how much it narrows the interval, per second
+
+    @property
+    def needed(self):
+        """Whether an undecided finding reads it."""
+        return self.tier != SPREAD
 
 
 class Outcome(object):
@@ -89,7 +100,8 @@ def busy(runs):
 
 def _wanted(store, design, needed, failed):
     """[Step] of every benchmark that needs more, and the indexes at the
-    most processes that would still need more."""
+    most processes that would still need more; ``needed``: {name: OPEN or
+    UNSURE} of those a finding reads."""
     steps, limited = [], []
     for index, runs in store.measured().items():
         if index in failed:
@@ -108,11 +120,12 @@ def _wanted(store, design, needed, failed):
         # far apart, and a mean lets a round overrun.
         cost = designs.step_seconds(designs.costs(runs, slowest=True), add,
                                     values)
-        steps.append(Step(index, add, values, cost, name in needed,
+        steps.append(Step(index, add, values, cost,
+                          needed.get(name, SPREAD),
                           designs.benefit(groups, add, values) / cost))
-    # Answers a finding waits on first; each group by what narrows an
+    # Answers a finding waits on first; each tier by what narrows an
     # interval most for its seconds.
-    steps.sort(key=lambda step: (not step.needed, -step.gain))
+    steps.sort(key=lambda step: (step.tier, -step.gain))
     return steps, limited
 
 
@@ -130,7 +143,7 @@ def spend(store, design, deadline, judge=None, say=None):
 def _spend(store, design, deadline, judge, say):
     outcome = Outcome()
     number = store.rounds_done()
-    steps, limited, needed = [], [], set()
+    steps, limited, needed = [], [], {}
     while True:
         # No judgement is worth its seconds once the budget is spent; the
         # last one still says which benchmarks stopped for the budget.
@@ -142,10 +155,13 @@ def _spend(store, design, deadline, judge, say):
             break
         left = deadline - time.time()
         chosen = [step for step in steps if step.cost <= left]
-        # While findings wait, a round is theirs alone: the judge reads
-        # them again sooner, and what they no longer need is not bought.
-        if any(step.needed for step in chosen):
-            chosen = [step for step in chosen if step.needed]
+        # While findings wait, a round is theirs alone, the first tier's
+        # that has any: the judge reads them again sooner, and what they
+        # no longer need is not bought.
+        if chosen:
+            first = min(step.tier for step in chosen)
+            if first != SPREAD:
+                chosen = [step for step in chosen if step.tier == first]
         if not chosen:
             outcome.ended = "the budget is spent"
             break
@@ -169,16 +185,19 @@ def _spend(store, design, deadline, judge, say):
 
 
 def _judged(store, judge, outcome):
-    """The names an undecided finding reads (a set), from the judge."""
+    """{name: OPEN or UNSURE} of the benchmarks an undecided finding
+    reads, from the judge."""
     if judge is None:
-        return set()
+        return {}
     outcome.judged = True
     verdict = judge(store.snapshot())
     if verdict is None:
         outcome.judge_failed = judge.failed
-        return set()
+        return {}
     outcome.undecided, outcome.cannot = verdict.undecided, verdict.cannot
-    return verdict.open
+    needed = dict((name, UNSURE) for name in verdict.unsure)
+    needed.update((name, OPEN) for name in verdict.open)
+    return needed
 
 
 def _round(store, chosen, number, needed, deadline, outcome, say):

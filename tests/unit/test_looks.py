@@ -134,20 +134,22 @@ def _ratio_file(tmp_path, factor, disturbed):
                     at={"backend": "cython", "threads": 1})])})
 
 
-@pytest.mark.parametrize("factor, disturbed, opened, cannot", [
-    (1.5, False, 0, 0),  # decided
-    (1.5, True, 2, 0),   # more processes may decide: both sides asked for
-    (1.03, False, 0, 1),  # within the drift: none can
+@pytest.mark.parametrize("factor, disturbed, opened, unsure, cannot", [
+    (1.5, False, 0, 0, 0),  # decided
+    (1.5, True, 2, 0, 0),   # more processes may decide: both sides asked
+    (1.03, False, 0, 0, 1),  # within the drift: none can
     # Within the drift at its point, but two processes that disagree
     # this much do not tell where the point is: more may move it.
-    (1.03, "both ways", 2, 0)])
+    (1.03, "both ways", 0, 2, 0)])
 def test_the_judge_names_what_more_processes_may_decide(
-        tmp_path, factor, disturbed, opened, cannot):
+        tmp_path, factor, disturbed, opened, unsure, cannot):
     from gilbench.report.commands import judge
     results = loader.load_results([str(_ratio_file(tmp_path, factor,
                                                    disturbed))])
     said = judge.verdict(results)
     assert len(said["open"]) == opened
-    assert set(said["open"]) <= {r.name for r in results[0].records}
+    assert len(said["unsure"]) == unsure
+    assert set(said["open"] + said["unsure"]) <= {
+        r.name for r in results[0].records}
     assert said["cannot"] == cannot
     assert said["undecided"] == (1 if (disturbed or cannot) else 0)

@@ -87,19 +87,23 @@ class ModelStore(object):
 
 
 class FakeJudge(object):
-    """Says ``names`` are read by an undecided finding until each has
-    ``until`` worker processes."""
+    """Says ``names`` are read by an undecided finding (``unsure`` by an
+    unsure one) until each has ``until`` worker processes."""
 
     failed = None
 
-    def __init__(self, store, names, until):
+    def __init__(self, store, names, until, unsure=()):
         self.store, self.names, self.until = store, names, until
+        self.unsure = set(unsure)
+
+    def _waiting(self, names):
+        return [name for index, name in enumerate(
+            b.name for b in self.store.benchmarks)
+            if name in names and len(self.store.runs[index]) < self.until]
 
     def __call__(self, path):
-        open_ = [name for index, name in enumerate(
-            b.name for b in self.store.benchmarks)
-            if name in self.names and len(self.store.runs[index]) < self.until]
-        return judging.Verdict(open_, len(open_), 0)
+        open_, unsure = self._waiting(self.names), self._waiting(self.unsure)
+        return judging.Verdict(open_, len(open_) + len(unsure), 0, unsure)
 
 
 def _processes(store, name):
@@ -141,6 +145,20 @@ def test_while_a_finding_waits_a_round_is_its_alone():
     asked = [attempt for attempt, name in store.measured_in[:first_split]]
     assert asked == ["r1.", "r2."]  # 2 -> 4 -> 6 processes, then the rest
     assert _processes(store, "split") > 2
+
+
+def test_an_unsure_finding_waits_for_those_more_processes_may_decide():
+    store = ModelStore({"unsure": (1e-6, 0.001, 0.001),
+                        "sure": (1e-6, 0.001, 0.001),
+                        "split": (1e-6, 0.3, 0.001)})
+    judge = FakeJudge(store, {"sure"}, until=6, unsure={"unsure"})
+    rounds.spend(store, designs.Design(), time.time() + 60, judge)
+    order = [name for _, name in store.measured_in]
+    assert order[:4] == ["sure", "sure", "unsure", "unsure"]
+    assert order.index("split") == 4  # the spread's turn comes last
+    # The unsure finding's looks are decision looks too.
+    assert store.states[0]["decision_looks"] == store.states[0]["looks"] > 1
+    assert store.stops["unsure"] == designs.DECIDED
 
 
 def test_what_a_finding_still_waited_on_stopped_for_the_budget(monkeypatch):
@@ -210,9 +228,10 @@ def test_the_cheapest_answer_a_finding_waits_on_goes_first():
     store.runs[0] = [_run(r.values, duration=3.0) for r in store.runs[0]]
     store.runs[1] = [_run(r.values, duration=0.01) for r in store.runs[1]]
     judge = FakeJudge(store, {"dear"}, until=4)
-    steps, _ = rounds._wanted(store, designs.Design(), {"dear"}, {})
+    steps, _ = rounds._wanted(store, designs.Design(),
+                              {"dear": rounds.OPEN}, {})
     assert [step.index for step in steps] == [0, 1]  # the finding's first
-    steps, _ = rounds._wanted(store, designs.Design(), set(), {})
+    steps, _ = rounds._wanted(store, designs.Design(), {}, {})
     assert [step.index for step in steps] == [1, 0]  # then the cheapest
     assert judge  # (used by the other tests; here the order alone)
 
@@ -227,8 +246,8 @@ def test_the_interval_that_narrows_most_goes_first():
                      _run([1.02e-3] * 2, duration=0.5)]
     store.runs[1] = [_run([(1.0 + 0.2 * (i % 2)) * 1e-3] * 2)
                      for i in range(8)]
-    steps, _ = rounds._wanted(store, designs.Design(), {"two", "eight"},
-                              {})
+    steps, _ = rounds._wanted(store, designs.Design(), dict.fromkeys(
+        ("two", "eight"), rounds.OPEN), {})
     assert [step.index for step in steps] == [0, 1]
     assert steps[0].cost > steps[1].cost  # not the cheapest first
     assert designs.between_processes(designs.logged(
@@ -242,7 +261,8 @@ def test_a_step_is_priced_at_its_slowest_value():
     # mean would overrun the budget when it draws the slow mode.
     store = ModelStore({"modes": (1e-6, 0.3, 0.001)})
     store.runs[0] = [_run([1e-4, 1e-2]), _run([1e-4, 1e-4])]
-    steps, _ = rounds._wanted(store, designs.Design(), {"modes"}, {})
+    steps, _ = rounds._wanted(store, designs.Design(),
+                              {"modes": rounds.OPEN}, {})
     slowest = 1e-2 * 10  # its loops
     assert steps[0].cost >= steps[0].add * steps[0].values * slowest
 
@@ -254,7 +274,7 @@ def test_what_still_needed_more_says_why_it_stopped(ended, expected):
     store = ModelStore({"split": (1e-6, 0.3, 0.001)})
     outcome = rounds.Outcome()
     outcome.ended = ended
-    steps, limited = rounds._wanted(store, designs.Design(), set(), {})
+    steps, limited = rounds._wanted(store, designs.Design(), {}, {})
     assert rounds._stops(store, outcome, steps, limited) == {0: expected}
 
 

@@ -11,10 +11,12 @@ be decided by more of them: it is counted, and its benchmarks are not
 asked for -- once its processes do nearly agree (its interval at most
 ``KNOWN_WIDTH`` times as wide as theirs agreeing would be).  Before
 that, its point is one draw of a few processes (a first look's two), and
-more processes may move it out of the drift's reach.
+more processes may move it out of the drift's reach: such an answer is
+*unsure*, asked for after those more processes may decide at their point.
 
-Prints ``{"open": [benchmark names], "undecided": N, "cannot": M,
-"answers": [[question, interpreter, answer, [names]], ...]}``.
+Prints ``{"open": [benchmark names], "unsure": [benchmark names],
+"undecided": N, "cannot": M, "answers": [[question, interpreter, answer,
+[names]], ...]}``.
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ class Undecided:
     interpreter: str
     text: str  # the answer as the report words it
     members: list  # the measured Records it reads
+    sure: bool = True  # decided at its point were its processes agreeing
 
     @property
     def key(self):
@@ -65,31 +68,34 @@ def undecided(results):
                                       ideal.answers):
             if not is_undecided(cell):
                 continue
-            if not cell.read or (is_undecided(could)
-                                 and _point_known(cell, could)):
+            sure = not is_undecided(could)
+            if not cell.read or not (sure or _point_wide(cell, could)):
                 hopeless.append((row.question, label))
             else:
                 open_.append(Undecided(row.question, label, cell.display,
-                                       list(cell.read)))
+                                       list(cell.read), sure))
     return open_, hopeless
 
 
-def _point_known(cell, agreeing):
-    """Whether ``cell``'s interval is at most KNOWN_WIDTH times as wide
-    (as a ratio of its ends) as ``agreeing``'s, the same answer's with
-    its processes agreeing."""
+def _point_wide(cell, agreeing):
+    """Whether ``cell``'s interval is over KNOWN_WIDTH times as wide (as a
+    ratio of its ends) as ``agreeing``'s, the same answer's with its
+    processes agreeing."""
     try:
         width = math.log(cell.interval[1] / cell.interval[0])
         drift = math.log(agreeing.interval[1] / agreeing.interval[0])
     except (TypeError, ValueError, ZeroDivisionError):
-        return True  # not a ratio's interval: the drift alone judges it
-    return width <= KNOWN_WIDTH * drift
+        return False  # not a ratio's interval: the drift alone judges it
+    return width > KNOWN_WIDTH * drift
 
 
 def verdict(results):
     """The JSON-ready answer for ``results`` (see the module's doc)."""
     open_, hopeless = undecided(results)
-    return {"open": sorted({r.name for item in open_ for r in item.members}),
+    sure = {r.name for item in open_ if item.sure for r in item.members}
+    unsure = {r.name for item in open_ if not item.sure
+              for r in item.members}
+    return {"open": sorted(sure), "unsure": sorted(unsure - sure),
             "undecided": len(open_) + len(hopeless),
             "cannot": len(hopeless),
             "answers": [[item.question, item.interpreter, item.text,
