@@ -31,7 +31,7 @@ class Verdict(object):
     def __init__(self, open_names=(), undecided=0, cannot=0,
                  unsure_names=()):
         self.open = set(open_names)
-        self.unsure = set(unsure_names) - self.open
+        self.unsure = set(unsure_names)
         self.undecided = undecided
         self.cannot = cannot
 

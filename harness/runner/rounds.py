@@ -47,11 +47,6 @@ class Step(object):
         self.tier = tier  # OPEN, UNSURE or SPREAD
         self.gain = gain  # how much it narrows the interval, per second
 
-    @property
-    def needed(self):
-        """Whether an undecided finding reads it."""
-        return self.tier != SPREAD
-
 
 class Outcome(object):
     """What the rounds did, for the run's last lines."""
