@@ -37,19 +37,31 @@ def main(argv):
     import matplotlib
     matplotlib.use("Agg")
     from matplotlib import pyplot
+    from matplotlib.lines import Line2D
     figure, axes = pyplot.subplots(figsize=(6.4, 4.0))
-    for item in argv[1:]:
+    # Points crowd where designs cost alike: colour names the selection,
+    # the marker the design, and a legend says which (no labels to overlap).
+    names = []
+    for index, item in enumerate(argv[1:]):
         name, _, path = item.partition("=")
+        colour = "C%d" % index
+        names.append(Line2D([], [], color=colour, marker="o",
+                            linestyle="", label=name))
         with open(path) as stream:
             for label, design, seconds, coverage in points(
                     name, json.load(stream)):
                 print("%-30s %6.0f s  %5.1f%%" % (label, seconds,
                                                   100 * coverage))
                 axes.scatter([seconds], [100 * coverage],
-                             marker=MARKERS.get(design, "x"), color="k")
-                axes.annotate(label, (seconds, 100 * coverage),
-                              textcoords="offset points", xytext=(5, 3),
-                              fontsize=7)
+                             marker=MARKERS.get(design, "x"), color=colour,
+                             facecolors=("none" if "uncorrected" in design
+                                         else colour))
+    designs = [Line2D([], [], color="k", marker=marker, linestyle="",
+                      markerfacecolor=("none" if "uncorrected" in design
+                                       else "k"), label=design)
+               for design, marker in MARKERS.items()]
+    axes.legend(handles=names + designs, fontsize=7, loc="center right")
+    axes.set_ylim(80, 100)
     axes.axhline(83, linestyle="--", color="grey", linewidth=0.8)
     axes.set_xlabel("wall time of a run (median, s)")
     axes.set_ylabel("re-run points inside the 95% intervals (%)")
