@@ -150,16 +150,14 @@ def _spend(store, design, deadline, judge, say):
             break
         left = deadline - time.time()
         chosen = [step for step in steps if step.cost <= left]
-        # While findings wait, a round is theirs alone, the first tier's
-        # that has any: the judge reads them again sooner, and what they
-        # no longer need is not bought.
-        if chosen:
-            first = min(step.tier for step in chosen)
-            if first != SPREAD:
-                chosen = [step for step in chosen if step.tier == first]
         if not chosen:
             outcome.ended = "the budget is spent"
             break
+        # While findings wait, a round is theirs alone, the first tier's
+        # that has any: the judge reads them again sooner, and what they
+        # no longer need is not bought.
+        first = min(step.tier for step in chosen)
+        chosen = [step for step in chosen if step.tier == first]
         number += 1
         measured, read_busy = _round(store, chosen, number, needed,
                                      deadline, outcome, say)
