@@ -24,6 +24,12 @@ One object owns sizing, and the run, ``gilbench extend`` (and so
     r = ceil(sqrt((c_process / c_value) * T1^2 / T2^2)), and as many
     processes as bring the mean's spread to the target.
 
+Both designs measure in *blocks* (gilbench.runner.blocks): each of a
+measurement's worker processes is a block of its own, one process of
+every benchmark in a fresh random order, so a ratio's two sides are
+measured side by side and what the machine did meanwhile cancels
+(gilbench.report.numbers.variance).
+
 Stopping on an interval's *width* needs no correction; stopping an
 answer once it is *significant* does (about 20% false decisions instead
 of 5% over ten looks).  So every benchmark counts its *decision looks*:
@@ -75,12 +81,11 @@ FIRST_MIN_TIME = 0.01
 # more values per process.
 MOST_PROCESSES = 16
 MOST_VALUES = 8
-# The run-to-run drift the report adds to every mean (a relative standard
-# deviation, measured by A/A re-runs: docs/reading.rst, "Intervals"), and
-# the spread between processes a benchmark is measured down to: half of
-# it, beyond which more processes narrow an interval by under 12%.
-RUN_DRIFT = 0.05
-TARGET = RUN_DRIFT / 2
+# The spread between processes (a relative standard deviation of the
+# mean) a benchmark is measured down to while no finding waits on it: a
+# quarter of the smallest difference that matters (findings.MARGIN), at
+# which its share of a two-mean ratio's 95% interval is within +-7%.
+TARGET = 0.025
 # Degrees of freedom at which pyperf's t table gives the normal's quantile.
 NORMAL_DF = 200
 # The default budget: the fixed recipe's estimated time times this (so
@@ -147,6 +152,15 @@ class Sizing(object):
         self.min_time = numbers["min_time"]
         self.loops = told.loops
 
+    def first_block(self):
+        """This measurement's first block: one worker process, sized as
+        each of its others (the rest are :func:`repeat` of it, at its
+        loops), for the run to measure its ``processes`` in as many
+        blocks."""
+        kept = [o for o in _without_counts(self.options) if o not in _FLAGS]
+        return Sizing(kept + ["-p", "1", "-n", str(self.values)],
+                      scaled=self.scaled)
+
     def with_loops(self, loops):
         """The same, at ``loops`` (no calibration)."""
         if self.loops is not None or not loops:
@@ -161,13 +175,14 @@ class Sizing(object):
             calibration = self.min_time * (
                 SCALED_CALIBRATION_TIMES if self.scaled
                 else CALIBRATION_TIMES)
-        per_process = (PROCESS_SECONDS + FORK_SECONDS * forks
-                       + self.min_time * value_times
+        # Each process is a block of its own: a program start each.
+        per_process = (PROGRAM_SECONDS + PROCESS_SECONDS
+                       + FORK_SECONDS * forks + self.min_time * value_times
                        * (self.warmups + self.values))
         if not self.scaled:  # the fixed model was fitted this way
             per_process += calibration
             calibration = 0.0
-        return PROGRAM_SECONDS + calibration + self.processes * per_process
+        return calibration + self.processes * per_process
 
 
 def _sizing_parser():
@@ -180,6 +195,21 @@ def _sizing_parser():
     parser.add_argument("--rigorous", action="store_true")
     parser.add_argument("--fast", action="store_true")
     return parser
+
+
+def _without_counts(options):
+    """``options`` less their processes and values (and what they say)."""
+    kept, skipping = [], False
+    for token in options:
+        if skipping:
+            skipping = False
+            continue
+        name = token.split("=")[0]
+        if name in ("-p", "--processes", "-n", "--values"):
+            skipping = "=" not in token
+            continue
+        kept.append(token)
+    return kept
 
 
 def split_options(pyperf_options):
@@ -523,11 +553,11 @@ def benefit(groups, processes, values):
 
 def step_seconds(costs, processes, values):
     """The estimated seconds of ``processes`` more worker processes with
-    ``values`` each, at ``costs`` (:func:`costs`): a benchmark program
-    that starts them."""
+    ``values`` each, at ``costs`` (:func:`costs`): each a block, a
+    benchmark program of its own."""
     value_seconds, process_seconds = costs
-    return PROGRAM_SECONDS + processes * (process_seconds
-                                          + values * value_seconds)
+    return processes * (PROGRAM_SECONDS + process_seconds
+                        + values * value_seconds)
 
 
 def next_round(groups, costs, processes_so_far, target=TARGET):

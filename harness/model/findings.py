@@ -36,8 +36,14 @@ USABLE = "usable"  # in ``at``: the count the run was planned for
 N_PLACE = "{N}"  # in a question: that count
 
 
+# The smallest difference that matters, unless a finding declares less: an
+# answer inside it both ways is "the same" (gilbench.report.numbers.
+# intervals.MARGIN says it again on the report side).
+MARGIN = 0.10
+
+
 def finding(question, cell, at=None, evidence=None, oversubscribed=False,
-            contrast=None):
+            contrast=None, margin=None):
     """One question and how the results answer it.
 
     ``evidence`` is the title of the family's table that shows the
@@ -47,7 +53,10 @@ def finding(question, cell, at=None, evidence=None, oversubscribed=False,
     is answered "n/a" there, unless ``oversubscribed`` says that is the
     question.  ``contrast`` gives other values of dimensions ``at``
     names: where the answer there differs significantly, the answer is
-    marked and both are given.
+    marked and both are given.  ``margin``: the smallest difference
+    that matters to the question, as a share (0.05 for 5%), at most
+    MARGIN (the default); an answer whose interval lies within it of 1
+    both ways is "the same", a decision.
     """
     at = dict(at or {})
     contrast = dict(contrast or {})
@@ -67,11 +76,16 @@ def finding(question, cell, at=None, evidence=None, oversubscribed=False,
         raise UsageError("finding %r: a comparison of interpreters is the "
                          "findings table's columns, not a finding"
                          % question)
+    if margin is not None and not 0 < margin <= MARGIN:
+        raise UsageError("finding %r: margin must be above 0 and at most "
+                         "%g" % (question, MARGIN))
     declaration = {"question": question, "cell": cell, "at": at,
                    "evidence": evidence,
                    "oversubscribed": bool(oversubscribed)}
     if contrast:  # absent otherwise: older result files read the same
         declaration["contrast"] = contrast
+    if margin is not None:
+        declaration["margin"] = margin
     return declaration
 
 

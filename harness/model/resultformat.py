@@ -140,6 +140,10 @@ DECISION_LOOKS_KEY = "gilbench_decision_looks"
 SECONDS_KEY = "gilbench_seconds"
 STOPPED_KEY = "gilbench_stopped"
 ROUND_KEY = "gilbench_round"
+# The block a run was measured in (gilbench.model.design): one worker
+# process of each benchmark of the block, in a random order, so what the
+# machine did then is in all of them.  "<run token>.<block>", a string.
+BLOCK_KEY = "gilbench_block"
 # worker_start of a run the loop calibration's fork measured on.
 CALIBRATION_FORK = "calibration fork"
 CASES_KEY = "cases"

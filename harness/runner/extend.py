@@ -30,7 +30,14 @@ from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.model import design as designs
 from gilbench.model import registry
 from gilbench.model.resultformat import RUN_KEY
-from gilbench.runner import earlier_result, journal, judging, results, rounds
+from gilbench.runner import (
+    blocks,
+    earlier_result,
+    journal,
+    judging,
+    results,
+    rounds,
+)
 from gilbench.runner.stores import ResultStore
 
 NEEDED = ("modules", "quick", "timeout", "memory_limit", "pyperf_options")
@@ -97,16 +104,24 @@ def main(argv):
 
 
 def _named(store, args):
-    """``--processes`` more for each benchmark named, as one round."""
+    """``--processes`` more for each benchmark named, as one round of
+    that many blocks (gilbench.runner.blocks)."""
     number = store.rounds_done() + 1
-    failed = []
-    for index, runs in sorted(store.measured().items()):
-        new, why = store.measure(index, args.processes, len(runs[0].values),
-                                 "r%d." % number)
-        if why is None:
-            store.add(index, number, decided_by=False)
-        else:
-            failed.append((store.benchmarks[index].name, why))
+    failed = {}
+    for j in range(args.processes):
+        block = blocks.named(store.token, "r%d.%d" % (number, j + 1))
+        for index in blocks.shuffled(sorted(store.measured())):
+            if index in failed:
+                continue
+            values = len(store.measured()[index][0].values)
+            new, why = store.measure(index, 1, values,
+                                     "r%d.%d." % (number, j + 1))
+            if why is None:
+                store.add(index, number, decided_by=False, block=block,
+                          look=j == 0)
+            else:
+                failed[index] = (store.benchmarks[index].name, why)
+    failed = sorted(failed.values())
     store.round_done(number)
     for name, reason in failed:
         print("gilbench extend: %s: %s" % (name, reason), file=sys.stderr)

@@ -16,7 +16,7 @@ import pyperf
 
 from gilbench.model import resultformat
 from gilbench.model.resultformat import BUSY_SHARE
-from gilbench.runner import child
+from gilbench.runner import blocks, child
 
 AGAIN = "again."  # the second measurement's work files
 
@@ -43,10 +43,10 @@ def busy_entries(book, done):
     return found
 
 
-def remeasure(benchmarks, design, args, pyperf_options, book, done):
+def remeasure(benchmarks, design, args, pyperf_options, book, done, block):
     """Measure each busy benchmark of ``done`` once more, as the
-    ``design`` first measures it; commit the second measurement where it
-    has values and was quieter."""
+    ``design`` first measures it in its first block; commit the second
+    measurement, in ``block``, where it has values and was quieter."""
     busy = busy_entries(book, done)
     if busy and not args.quiet:
         print("gilbench: measuring %d benchmark(s) again: other processes "
@@ -54,7 +54,8 @@ def remeasure(benchmarks, design, args, pyperf_options, book, done):
               file=sys.stderr)
     for index in sorted(busy):
         bench = benchmarks[index]
-        sizing = design.first(bench, args.calibrated.get(bench.name))
+        sizing = design.first(bench,
+                              args.calibrated.get(bench.name)).first_block()
         began = time.time()
         reason = child.run_one(bench, sizing, args, pyperf_options, book,
                                index, echo=not args.quiet, attempt=AGAIN)
@@ -64,6 +65,8 @@ def remeasure(benchmarks, design, args, pyperf_options, book, done):
         share = None if reason is not None else busiest_share(
             book.work_file(index, AGAIN + "pyperf.json"))
         quieter = share is not None and share < busy[index]
+        if quieter:
+            blocks.tag(book.work_file(index, AGAIN + "pyperf.json"), block)
         done[index] = book.commit(
             index, bench.name, None, attempt=AGAIN if quieter else "",
             state=state, pyperf=None if quieter else done[index]["pyperf"])

@@ -28,7 +28,7 @@ import time
 
 from gilbench.model import design as designs
 from gilbench.model.resultformat import BUSY_SHARE
-from gilbench.runner import judging, remeasure
+from gilbench.runner import blocks, judging, remeasure
 
 # Why a benchmark is measured more, in the order the rounds serve it: an
 # undecided finding more processes may decide at its point reads it, an
@@ -194,30 +194,37 @@ def _judged(store, judge, outcome):
 
 
 def _round(store, chosen, number, needed, deadline, outcome, say):
-    """Measure ``chosen``; (measured, of them busy)."""
+    """Measure ``chosen`` in blocks (gilbench.runner.blocks): block j
+    holds one worker process of each step adding j or more, in a fresh
+    random order; (measured, of them busy)."""
     measured = read_busy = 0
     if say:
         say("round %d: up to %d more worker processes for %d benchmarks "
             "(about %.0f s; %.0f s left)" % (
                 number, sum(step.add for step in chosen), len(chosen),
                 sum(step.cost for step in chosen), deadline - time.time()))
-    for step in chosen:
-        if time.time() + step.cost > deadline:
-            continue
-        runs, why = store.measure(step.index, step.add, step.values,
-                                  "r%d." % number)
-        if why is not None:
-            outcome.failed[step.index] = why
-            continue
-        measured += 1
-        if busy(runs):
-            read_busy += 1
-            outcome.discarded += 1
-            continue
-        name = store.benchmarks[step.index].name
-        store.add(step.index, number, decided_by=name in needed)
-        outcome.processes += step.add
-        outcome.extended.add(step.index)
+    looked = set()  # the benchmarks this round counted a look for
+    for j in range(max(step.add for step in chosen)):
+        block = blocks.named(store.token, "r%d.%d" % (number, j + 1))
+        for step in blocks.shuffled(s for s in chosen if s.add > j):
+            if time.time() + step.cost / step.add > deadline:
+                continue
+            runs, why = store.measure(step.index, 1, step.values,
+                                      "r%d.%d." % (number, j + 1))
+            if why is not None:
+                outcome.failed[step.index] = why
+                continue
+            measured += 1
+            if busy(runs):
+                read_busy += 1
+                outcome.discarded += 1
+                continue
+            name = store.benchmarks[step.index].name
+            store.add(step.index, number, decided_by=name in needed,
+                      block=block, look=step.index not in looked)
+            looked.add(step.index)
+            outcome.processes += 1
+            outcome.extended.add(step.index)
     return measured, read_busy
 
 

@@ -21,6 +21,7 @@ from gilbench.model import envnames, registry, timeitspec
 from gilbench.model.registry import Unavailable
 from gilbench.model.resultformat import ROUND_KEY
 from gilbench.runner import (
+    blocks,
     child,
     earlier_result,
     journal,
@@ -151,14 +152,18 @@ def _run_owned(benchmarks, design, args, pyperf_options, book, started):
         clock.resume()
     lifelines.become_subreaper()
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    run_token = blocks.token()
     try:
-        _run_all(benchmarks, design, args, pyperf_options, book, done, clock)
+        _run_all(benchmarks, design, args, pyperf_options, book, done, clock,
+                 run_token)
         if not book.progress().get("remeasured"):
             remeasure.remeasure(benchmarks, design, args, pyperf_options,
-                                book, done)
+                                book, done, blocks.named(run_token, "again"))
             book.save_progress(remeasured=True)
+        _later_blocks(benchmarks, design, args, pyperf_options, book, done,
+                      clock, run_token)
         outcome = _rounds(benchmarks, design, args, pyperf_options, book,
-                          done, clock)
+                          done, clock, run_token)
     except (KeyboardInterrupt, Terminated) as exc:
         code = 143 if isinstance(exc, Terminated) else 130
         return _interrupted(benchmarks, book, output, code)
@@ -174,10 +179,12 @@ def _run_owned(benchmarks, design, args, pyperf_options, book, started):
     return code
 
 
-def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
+def _rounds(benchmarks, design, args, pyperf_options, book, done, clock,
+            run_token):
     """The design's rounds after the first measurements; what they did,
     as lines for the summary (None for the fixed design)."""
-    store = stores.JournalStore(benchmarks, args, pyperf_options, book, done)
+    store = stores.JournalStore(benchmarks, args, pyperf_options, book, done,
+                                run_token)
     if not design.adaptive:
         store.finish(dict((index, designs.RECIPE)
                           for index in store.measured()))
@@ -205,13 +212,18 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock):
     return said
 
 
-def _run_all(benchmarks, design, args, pyperf_options, book, done, clock):
-    """Run what ``done`` (the journal's entries, updated in place) lacks."""
+def _run_all(benchmarks, design, args, pyperf_options, book, done, clock,
+             run_token):
+    """Run the first block of what ``done`` (the journal's entries,
+    updated in place) lacks, in a fresh random order
+    (gilbench.runner.blocks)."""
     skipped = availability(benchmarks)
     to_run = len([i for i, b in enumerate(benchmarks)
                   if i not in done and b.name not in skipped])
     shown = progress.Progress(len(benchmarks), quiet=args.quiet)
-    for index, bench in enumerate(benchmarks):
+    block = blocks.named(run_token, "1")
+    for index in blocks.shuffled(range(len(benchmarks))):
+        bench = benchmarks[index]
         if index in done:
             continue
         book.forget_unfinished(index)
@@ -221,8 +233,11 @@ def _run_all(benchmarks, design, args, pyperf_options, book, done, clock):
         if not reason:
             sizing = design.first(bench, args.calibrated.get(bench.name))
             began = time.time()
-            reason = child.run_one(bench, sizing, args, pyperf_options, book,
-                                   index, echo=not args.quiet)
+            reason = child.run_one(bench, sizing.first_block(), args,
+                                   pyperf_options, book, index,
+                                   echo=not args.quiet)
+            if reason is None:
+                blocks.tag(book.work_file(index, "pyperf.json"), block)
             state = {"seconds": time.time() - began}
             to_run -= 1
         shown.finish(ran=bench.name not in skipped)
@@ -230,6 +245,34 @@ def _run_all(benchmarks, design, args, pyperf_options, book, done, clock):
         clock.note()
         if reason and not args.quiet:
             print("%s: %s" % (bench.name, reason))
+
+
+def _later_blocks(benchmarks, design, args, pyperf_options, book, done,
+                  clock, run_token):
+    """The first measurement's blocks after the first: block k holds one
+    more worker process of each benchmark whose design asks for k or
+    more, in a fresh random order.  A benchmark that has its block k (a
+    resumed run) is not measured again; one whose process fails or reads
+    busy keeps what it has."""
+    store = stores.JournalStore(benchmarks, args, pyperf_options, book, done,
+                                run_token)
+    wanted = dict((index, design.first(benchmarks[index]))
+                  for index in store.measured())
+    most = max([sizing.processes for sizing in wanted.values()] + [1])
+    for k in range(2, most + 1):
+        block = blocks.named(store.token, str(k))
+        for index in blocks.shuffled(i for i, sizing in wanted.items()
+                                     if sizing.processes >= k):
+            if len(store.measured()[index]) >= k:
+                continue
+            runs, why = store.measure(index, 1, wanted[index].values,
+                                      "b%d." % k)
+            clock.note()
+            if why is not None and not args.quiet:
+                print("%s: block %d: %s" % (benchmarks[index].name, k, why))
+            if why is None and not rounds.busy(runs):
+                store.add(index, None, decided_by=False, block=block,
+                          look=False)
 
 
 def _interrupted(benchmarks, book, output, code):

@@ -14,6 +14,7 @@ import pyperf
 
 from gilbench.model import design as designs
 from gilbench.model.resultformat import (
+    BLOCK_KEY,
     DECISION_LOOKS_KEY,
     EXTENDED_KEY,
     LOOKS_KEY,
@@ -21,7 +22,7 @@ from gilbench.model.resultformat import (
     SECONDS_KEY,
     STOPPED_KEY,
 )
-from gilbench.runner import child, results
+from gilbench.runner import blocks, child, results
 
 JUDGED = "judged.json"  # the snapshot a run's judge reads, in its journal
 
@@ -32,14 +33,16 @@ def _runs_of(path):
             for run in bench.get_runs() if run.values]
 
 
-def _looked(state, decided_by, seconds):
+def _looked(state, decided_by, seconds, look=True):
     """``state`` after one more look (a decision look when an undecided
-    finding asked for it) that took ``seconds``."""
-    return {"looks": state.get("looks", 1) + 1,
+    finding asked for it) that took ``seconds``; not a ``look``: one
+    more block of a look already counted (its seconds only)."""
+    return {"looks": state.get("looks", 1) + (1 if look else 0),
             "decision_looks": state.get("decision_looks", 1)
-            + (1 if decided_by else 0),
+            + (1 if decided_by and look else 0),
             "seconds": state.get("seconds", 0.0) + seconds,
-            "first_seconds": first_seconds(state)}
+            "first_seconds": (first_seconds(state) if look
+                              else (first_seconds(state) or 0.0) + seconds)}
 
 
 def first_seconds(state):
@@ -47,13 +50,24 @@ def first_seconds(state):
     return state.get("first_seconds", state.get("seconds"))
 
 
+def _added(number, block):
+    """The metadata of runs a later measurement added: their block, and
+    their round where a round measured them."""
+    said = {BLOCK_KEY: block}
+    if number is not None:
+        said[ROUND_KEY] = number
+    return said
+
+
 class _Store(object):
     """What both stores share: measuring more worker processes."""
 
-    def __init__(self, benchmarks, args, pyperf_options):
+    def __init__(self, benchmarks, args, pyperf_options, token=None):
         self.benchmarks = benchmarks
         self.args = args
         self.pyperf_options = pyperf_options
+        # What names this invocation's blocks (blocks.named).
+        self.token = token or blocks.token()
         # index: (pyperf file of a measurement, attempt, its seconds)
         self._pending = {}
 
@@ -79,8 +93,9 @@ class JournalStore(_Store):
     """A run's journal (gilbench.runner.journal): ``done`` its committed
     entries, updated in place."""
 
-    def __init__(self, benchmarks, args, pyperf_options, book, done):
-        _Store.__init__(self, benchmarks, args, pyperf_options)
+    def __init__(self, benchmarks, args, pyperf_options, book, done,
+                 token=None):
+        _Store.__init__(self, benchmarks, args, pyperf_options, token)
         self.book = book
         self.done = done
         self._loaded = {}  # pyperf file name: its runs
@@ -102,25 +117,26 @@ class JournalStore(_Store):
     def state(self, index):
         return self.done[index].get("state") or {}
 
-    def add(self, index, number, decided_by):
-        """Commit the pending measurement of ``index`` with its earlier
-        runs, as one pyperf file, and one more look."""
+    def add(self, index, number, decided_by, block, look=True):
+        """Commit the pending measurement of ``index`` (of round
+        ``number``, None for the first look's later blocks; in ``block``)
+        with its earlier runs, as one pyperf file; a ``look`` more."""
         path, attempt, seconds = self._pending.pop(index)
         entry = self.done[index]
         merged = self.book.pyperf_path(entry)
         bench = pyperf.BenchmarkSuite.load(merged).get_benchmarks()[0]
+        said = _added(number, block)
         for new in pyperf.BenchmarkSuite.load(path).get_benchmarks():
             for run in new.get_runs():
                 bench.add_run(pyperf.Run(
                     run.values, warmups=run.warmups,
-                    metadata=dict(run.get_metadata(),
-                                  **{ROUND_KEY: number}),
+                    metadata=dict(run.get_metadata(), **said),
                     collect_metadata=False))
         bench.dump(self.work_file(index, attempt + "all.pyperf.json"),
                    replace=True)
         self.done[index] = self.book.commit(
             index, entry["name"], None, attempt=attempt + "all.",
-            state=_looked(self.state(index), decided_by, seconds))
+            state=_looked(self.state(index), decided_by, seconds, look))
         for superseded in (path, merged):  # the new entry holds their runs
             os.remove(superseded)
 
@@ -168,11 +184,12 @@ class ResultStore(_Store):
                 "decision_looks": meta.get(DECISION_LOOKS_KEY, 1),
                 "seconds": meta.get(SECONDS_KEY, 0.0)}
 
-    def add(self, index, number, decided_by):
+    def add(self, index, number, decided_by, block, look=True):
         path, _, seconds = self._pending.pop(index)
         name = self.benchmarks[index].name
-        state = _looked(self.state(index), decided_by, seconds)
-        self.runs.add(name, path, {EXTENDED_KEY: 1, ROUND_KEY: number})
+        state = _looked(self.state(index), decided_by, seconds, look)
+        self.runs.add(name, path, dict(_added(number, block),
+                                       **{EXTENDED_KEY: 1}))
         self.runs.update(name, results.cost_metadata(state))
         self._changed = True
 

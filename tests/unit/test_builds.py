@@ -13,7 +13,6 @@ if sys.version_info < (3, 9):
 
 from gilbench.model import builds as declared  # noqa: E402
 from gilbench.report.data import loader  # noqa: E402
-from gilbench.report.numbers import intervals  # noqa: E402
 from gilbench.report.pages import render  # noqa: E402
 from gilbench.report.tables import builds, pivot, questions  # noqa: E402
 
@@ -105,10 +104,10 @@ def test_an_equal_build_is_undecided_with_the_family_drift(tmp_path):
         free, twin, declared.ONE, pivot.family_order(results))
     assert count == 1 and per["syn"][1] == 2
     low, high = overall.interval
-    # Values agree to 0.1%: the width is each benchmark's run-to-run
-    # drift (two benchmarks a file) and the shift drawn per family.
+    # Values agree to 0.1%: the width is the shift drawn per family and
+    # file, two files apart.
     drift = builds.FAMILY_DRIFT[declared.ONE]
-    sd = math.sqrt(2 * intervals.RUN_DRIFT ** 2 / 2 + 2 * drift ** 2)
+    sd = math.sqrt(2 * drift ** 2)
     assert low < 1 < high
     assert math.log(high / low) == pytest.approx(2 * 1.96 * sd, rel=0.1)
     assert overall.significant is False and overall.flags == "?"

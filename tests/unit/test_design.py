@@ -209,28 +209,25 @@ def test_a_spread_from_few_processes_counts_as_students_t_asks():
     assert designs.narrow(_groups([100.0, 102.0] * 4))
 
 
-def test_the_report_widens_few_processes_as_the_design_does():
+def test_the_report_widens_few_processes_as_students_t_asks():
     numpy = pytest.importorskip("numpy")
-    from gilbench.report.numbers import intervals
+    stats = pytest.importorskip("scipy.stats")
+    from gilbench.report.numbers import intervals, variance
 
     def width(groups):
-        drawn = intervals._drawn_means(numpy.random.default_rng(0),
-                                       tuple(groups), drift=0.0)
+        spread = variance.own_spread(groups)
+        drawn = intervals._drawn_means(numpy.random.default_rng(0), 100.0,
+                                       spread)
         low, high = intervals.bounds(drawn)
-        return numpy.log(high / low)
-    two = _groups([100.0, 104.0])
-    eight = _groups([100.0, 104.0] * 4)
-    def spread(groups):
-        return intervals.between_processes(
-            tuple(numpy.log(numpy.array(g)) for g in groups))
-    # The same spread of process means: two processes' interval is wider
-    # by t(1)/t(7) beyond what their spreads alone give.
-    assert width(two) / width(eight) == pytest.approx(
-        numpy.sqrt(spread(two) * designs.few_processes_factor(2)
-                   / (spread(eight) * designs.few_processes_factor(8))),
-        rel=0.1)
-    assert width(two) / width(eight) > 2 * numpy.sqrt(
-        spread(two) / spread(eight))
+        return numpy.log(high / low), spread
+    (two, two_spread), (eight, eight_spread) = (
+        width(_groups([100.0, 104.0])), width(_groups([100.0, 104.0] * 4)))
+    assert (two_spread.df, eight_spread.df) == (1, 7)
+    # A benchmark alone (no family to pool with): t(1) against t(7).
+    assert two / eight == pytest.approx(
+        stats.t.ppf(0.975, 1) / stats.t.ppf(0.975, 7) * numpy.sqrt(
+            two_spread.mean_variance / eight_spread.mean_variance),
+        rel=0.2)
 
 
 def test_the_variance_components_are_kalibera_and_jones():

@@ -39,6 +39,9 @@ class ModelStore(object):
         self.rounds = 0
         self.snapshots = 0
         self.measured_in = []  # (round's attempt prefix, name) in order
+        self.token = "test"
+        self.processes_asked = []
+        self.blocks = {}  # index: the blocks of its added processes
         for index, name in enumerate(models):
             self.runs[index] = [self._draw(name, 2) for _ in range(2)]
 
@@ -58,18 +61,20 @@ class ModelStore(object):
     def measure(self, index, processes, values, attempt):
         name = self.benchmarks[index].name
         self.measured_in.append((attempt, name))
+        self.processes_asked.append(processes)
         new = [self._draw(name, values, foreign=0.9 if self.busy else 0.0)
                for _ in range(processes)]
         self.pending[index] = new
         return new, None
 
-    def add(self, index, number, decided_by):
+    def add(self, index, number, decided_by, block, look=True):
         self.runs[index] = self.runs[index] + self.pending.pop(index)
+        self.blocks.setdefault(index, []).append(block)
         state = self.state(index)
         self.states[index] = {
-            "looks": state.get("looks", 1) + 1,
+            "looks": state.get("looks", 1) + (1 if look else 0),
             "decision_looks": state.get("decision_looks", 1)
-            + (1 if decided_by else 0)}
+            + (1 if decided_by and look else 0)}
 
     def snapshot(self):
         self.snapshots += 1
@@ -143,7 +148,8 @@ def test_while_a_finding_waits_a_round_is_its_alone():
     first_split = min(i for i, (_, name) in enumerate(store.measured_in)
                       if name == "split")
     asked = [attempt for attempt, name in store.measured_in[:first_split]]
-    assert asked == ["r1.", "r2."]  # 2 -> 4 -> 6 processes, then the rest
+    # 2 -> 4 -> 6 processes, a block each, then the rest.
+    assert asked == ["r1.1.", "r1.2.", "r2.1.", "r2.2."]
     assert _processes(store, "split") > 2
 
 
@@ -154,8 +160,9 @@ def test_an_unsure_finding_waits_for_those_more_processes_may_decide():
     judge = FakeJudge(store, {"sure"}, until=6, unsure={"unsure"})
     rounds.spend(store, designs.Design(), time.time() + 60, judge)
     order = [name for _, name in store.measured_in]
-    assert order[:4] == ["sure", "sure", "unsure", "unsure"]
-    assert order.index("split") == 4  # the spread's turn comes last
+    # A process a block: 2 -> 4 -> 6 each, sure first.
+    assert order[:8] == ["sure"] * 4 + ["unsure"] * 4
+    assert order.index("split") == 8  # the spread's turn comes last
     # The unsure finding's looks are decision looks too.
     assert store.states[0]["decision_looks"] == store.states[0]["looks"] > 1
     assert store.stops["unsure"] == designs.DECIDED
@@ -192,7 +199,7 @@ def test_a_busy_machine_ends_the_rounds_and_nothing_busy_is_kept():
     outcome = rounds.spend(store, designs.Design(), time.time() + 60)
     assert outcome.rounds == 1
     assert outcome.ended.startswith("the machine is busy")
-    assert outcome.discarded == 2
+    assert outcome.discarded == 4  # two blocks of both
     assert _processes(store, "split") == _processes(store, "other") == 2
     assert set(store.stops.values()) == {designs.BUSY}
     assert any("read busy" in line for line in outcome.lines(60, 1))
@@ -242,8 +249,8 @@ def test_the_interval_that_narrows_most_goes_first():
     # narrow the first far more, though the second's spread is larger.
     store = ModelStore({"two": (1e-6, 0.3, 0.001),
                         "eight": (1e-6, 0.3, 0.001)})
-    store.runs[0] = [_run([1.00e-3] * 2, duration=0.5),
-                     _run([1.02e-3] * 2, duration=0.5)]
+    store.runs[0] = [_run([1.00e-3] * 2, duration=1.0),
+                     _run([1.02e-3] * 2, duration=1.0)]
     store.runs[1] = [_run([(1.0 + 0.2 * (i % 2)) * 1e-3] * 2)
                      for i in range(8)]
     steps, _ = rounds._wanted(store, designs.Design(), dict.fromkeys(
@@ -254,6 +261,18 @@ def test_the_interval_that_narrows_most_goes_first():
         [r.values for r in store.runs[1]])) > 10 * \
         designs.between_processes(designs.logged(
             [r.values for r in store.runs[0]]))
+
+
+def test_a_round_measures_in_blocks_of_one_process_each():
+    store = ModelStore({"a": (1e-6, 0.3, 0.001), "b": (1e-6, 0.3, 0.001)})
+    judge = FakeJudge(store, {"a", "b"}, until=4)
+    rounds.spend(store, designs.Design(), time.time() + 60, judge)
+    assert all(processes == 1 for processes in store.processes_asked)
+    # Both benchmarks in each of round 1's blocks, one look each round.
+    assert store.blocks[0][:2] == store.blocks[1][:2] == [
+        "test.r1.1", "test.r1.2"]
+    assert store.states[0]["looks"] == 1 + len(
+        {block.split(".")[1] for block in store.blocks[0]})
 
 
 def test_a_step_is_priced_at_its_slowest_value():

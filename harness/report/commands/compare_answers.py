@@ -34,6 +34,8 @@ def verdict(kind, found):
     """What an answer decides, or None when it only measures."""
     if found.missing:
         return "n/a"
+    if found.same is not None:
+        return "tied" if kind == "best" else "the same"
     if kind == "best":
         return str(found.winner) if found.significant else "undecided"
     if found.significant is True:

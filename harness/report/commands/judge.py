@@ -2,37 +2,28 @@
 finding still needs, as JSON -- what an adaptive run's rounds ask between
 them (gilbench.runner.judging) and what ``gilbench refine`` reads.
 
-An answer is undecided when its interval does not tell (a comparison's
-straddles 1, a best-of's runner-up is within reach, too noisy).  More
-worker processes narrow only the spread between processes; the
-run-to-run drift (gilbench.report.numbers.intervals) stays.  An answer
-that would still be undecided if its processes agreed perfectly cannot
-be decided by more of them: it is counted, and its benchmarks are not
-asked for -- once its processes do nearly agree (its interval at most
-``KNOWN_WIDTH`` times as wide as theirs agreeing would be).  Before
-that, its point is one draw of a few processes (a first look's two), and
-more processes may move it out of the drift's reach: such an answer is
-*unsure*, asked for after those more processes may decide at their point.
+An answer is undecided when its interval does not tell: a comparison's
+straddles 1 and reaches beyond the margin (so it is neither above, below
+nor the same), a best-of's runner-up is within reach and not tied, or it
+is too noisy.  Its interval comes from what its run measured
+(gilbench.report.numbers.variance), so more worker processes of the
+benchmarks it reads narrow it: every undecided answer with measured
+benchmarks is open.  One that reads none is counted as one more
+processes cannot decide.
 
-Prints ``{"open": [benchmark names], "unsure": [benchmark names],
-"undecided": N, "cannot": M, "answers": [[question, interpreter, answer,
-[names]], ...]}``.
+Prints ``{"open": [benchmark names], "unsure": [], "undecided": N,
+"cannot": M, "answers": [[question, interpreter, answer, [names]],
+...]}`` ("unsure" is kept, empty, for the readers of older verdicts).
 """
 from __future__ import annotations
 
 import json
-import math
 import sys
 from dataclasses import dataclass
 
 from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.report.data import loader
-from gilbench.report.numbers import intervals
 from gilbench.report.tables import pivot, questions
-
-# How much wider than the drift alone an interval may be for its point
-# to count as known: more processes would narrow it by under half.
-KNOWN_WIDTH = 2.0
 
 
 @dataclass
@@ -50,43 +41,27 @@ class Undecided:
 
 def is_undecided(cell):
     """An answer with an interval that does not tell (a comparison's
-    straddles 1, a best-of's runner-up is within reach, too noisy)."""
+    straddles 1 and reaches beyond the margin, a best-of's runner-up is
+    within reach and not tied, too noisy)."""
     return (not cell.missing and cell.significant is False
-            and cell.interval is not None)
+            and cell.same is None and cell.interval is not None)
 
 
 def undecided(results):
     """([Undecided] more processes may decide, [keys] they cannot)."""
     families = pivot.family_order(results)
     table = questions.findings_table(results, families)
-    agreeing = intervals.Resampler(processes_agree=True)
-    with intervals.resampling(agreeing):
-        best = questions.findings_table(results, families)
     open_, hopeless = [], []
-    for row, ideal in zip(table.rows, best.rows):
-        for label, cell, could in zip(table.interpreters, row.answers,
-                                      ideal.answers):
+    for row in table.rows:
+        for label, cell in zip(table.interpreters, row.answers):
             if not is_undecided(cell):
                 continue
-            sure = not is_undecided(could)
-            if not cell.read or not (sure or _point_wide(cell, could)):
+            if not cell.read:
                 hopeless.append((row.question, label))
             else:
                 open_.append(Undecided(row.question, label, cell.display,
-                                       list(cell.read), sure))
+                                       list(cell.read)))
     return open_, hopeless
-
-
-def _point_wide(cell, agreeing):
-    """Whether ``cell``'s interval is over KNOWN_WIDTH times as wide (as a
-    ratio of its ends) as ``agreeing``'s, the same answer's with its
-    processes agreeing."""
-    try:
-        width = math.log(cell.interval[1] / cell.interval[0])
-        drift = math.log(agreeing.interval[1] / agreeing.interval[0])
-    except (TypeError, ValueError, ZeroDivisionError):
-        return False  # not a ratio's interval: the drift alone judges it
-    return width > KNOWN_WIDTH * drift
 
 
 def verdict(results):

@@ -15,7 +15,7 @@ from gilbench.model.resultformat import INTERPRETER
 from gilbench.report import kinds, twocpus
 from gilbench.report.data import interpreters
 from gilbench.report.data.records import COUNT_AXES, Record, ResultFile
-from gilbench.report.numbers import intervals
+from gilbench.report.numbers import intervals, variance
 
 REQUIRED = fmt.NAME_PARTS + (fmt.AXES_KEY, "ops_per_loop", "concurrency")
 RERUN = "re-run it with this gilbench (gilbench run)"
@@ -125,6 +125,8 @@ def _measured(path, bench, meta):
         foreign_cpu=fmt.busiest_share(run.get_metadata() for run in runs),
         values=tuple(bench.get_values()),
         run_values=tuple(tuple(run.values) for run in runs),
+        run_blocks=tuple(run.get_metadata().get(fmt.BLOCK_KEY)
+                         for run in runs),
         looks=int(max(per_run.get(fmt.LOOKS_KEY, (1,)))),
         decision_looks=int(max(per_run.get(fmt.DECISION_LOOKS_KEY, (1,)))),
         stopped=runs[-1].get_metadata().get(fmt.STOPPED_KEY))
@@ -379,4 +381,6 @@ def load_results(paths):
     # Every benchmark's Record.split at once (the tables ask one by one).
     intervals.judge_splits(record.run_values for result in results
                            for record in result.records)
+    for result in results:
+        variance.fit(result.records, split=lambda record: record.split)
     return sorted(results, key=lambda r: (r.version_key, r.interpreter))

@@ -37,6 +37,7 @@ class Record:
     reason: str | None = None  # "n/a: ...", "failed: ...", "hung: ..."
     values: tuple = ()  # pyperf's values, for compare's significance test
     run_values: tuple = ()  # the same values, a tuple per worker process
+    run_blocks: tuple = ()  # each worker process's block (None: unknown)
     # What its measurement cost (gilbench.model.design): looks at its
     # values, those at which an undecided finding kept it going, and why
     # it stopped (None: not recorded).
@@ -102,6 +103,9 @@ class Cell:
     fallback: bool = False  # a ratio divided by the declared fallback twin
     interval: tuple | None = None  # (low, high) of ``value``'s 95% CI
     significant: bool | None = None  # None: no comparison, or untold
+    # Where its interval lies within the margin of its reference both
+    # ways: how close (0.04 for "the same within 4%"); else None.
+    same: float | None = None
     link: str = ""  # HTML: the anchor of the evidence (findings)
     winner: object = None  # a best-of's winning value, else None
     # A remark after the wording ("(up to 6 processes)"): part of what

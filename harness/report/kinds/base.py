@@ -59,10 +59,17 @@ def ratio_interval(numerator, denominator, factor=1.0):
     return intervals.bounds(top / bottom * factor)
 
 
-def compared(interval, *records):
-    """A comparison's Cell pieces: (flags, significant)."""
-    significant = intervals.excludes(interval)
-    return cells.flags(*records, significant=significant), significant
+def compared(interval, *records, margin=intervals.MARGIN):
+    """A comparison's Cell pieces: (flags, significant, same)."""
+    significant, same = intervals.decided(interval, margin)
+    return (cells.flags(*records, significant=significant, same=same),
+            significant, same)
+
+
+def margin_of(declaration):
+    """The smallest difference that matters to a table or finding: its
+    own where it declares one, else intervals.MARGIN."""
+    return declaration.get("margin") or intervals.MARGIN
 
 
 class Kind:
@@ -80,6 +87,7 @@ class Kind:
         self.spec = declaration["cell"]
         self.axes = axes
         self.ceiling = ceiling  # this machine's lookup.Ceiling, or None
+        self.margin = margin_of(declaration)
 
     def anchors(self, records):
         """The records that give a table its rows and columns."""
@@ -137,8 +145,8 @@ class Judged(Kind):
         found, context = self.judged(lookup, dims)
         if context is None:
             return found
-        return _unless_too_noisy(replace(found,
-                                         text=self.wording(found, context)))
+        return _unless_too_noisy(replace(found, text=self.said_same(
+            found, self.wording(found, context))))
 
     def brief(self, found, context):
         return spaced(self.compact(found, context),
@@ -152,8 +160,14 @@ class Judged(Kind):
         if context is None:
             return found
         return _unless_too_noisy(replace(
-            found, text=self.brief(found, context),
+            found, text=self.said_same(found, self.brief(found, context)),
             brief=self.compact(found, context)))
+
+    def said_same(self, found, text):
+        """``text`` with ", the same within 4%" where ``found`` says so."""
+        if found.same is None:
+            return text
+        return "%s, %s" % (text, cells.within(found.same))
 
 
 TOO_NOISY_WORDS = "too noisy to tell"

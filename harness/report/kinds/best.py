@@ -69,6 +69,9 @@ class Best(Judged):
             return cells.missing(cells.first_reason(reasons)), None
         highest = self.spec["pick"] == "highest"
         ranked = sorted(found, key=lambda c: c[2], reverse=highest)
+        rivals = [reason for reason in reasons if reason != NOT_RUN]
+        if len(ranked) == 1 and rivals:  # no contest: say why
+            return cells.missing(rivals[0]), None
         if len(ranked) == 1:
             return Cell("%s (only one measured)" % ranked[0][0],
                         flags=cells.flags(ranked[0][1], significant=False),
@@ -80,13 +83,17 @@ class Best(Judged):
         if win_s is not None and run_s is not None:
             interval = intervals.bounds(win_s / run_s if highest
                                         else run_s / win_s)
-        significant = intervals.excludes(interval)
+        # A margin inside the smallest that matters is a tie.
+        significant, same = intervals.decided(interval, self.margin)
         # The number is a margin, not something to plot along the rows:
         # the cell has no value, its wording carries the margin.
         return Cell("", None, flags=cells.flags(
-            *[c[1] for c in found], significant=significant),
-            interval=interval, significant=significant,
+            *[c[1] for c in found], significant=significant, same=same),
+            interval=interval, significant=significant, same=same,
             winner=win), (win, run, margin)
+
+    def said_same(self, found, text):
+        return text  # a tie is in the wording
 
     def _word(self):
         """How the margin reads: a lowest time is "ahead"; a highest
@@ -100,6 +107,9 @@ class Best(Judged):
 
     def wording(self, found, context):
         winner, runner_up, margin = context
+        if found.same is not None:
+            return spaced(self._tied(found, context),
+                          interval_text(found.interval))
         word = {"ahead": "ahead of", "below": "below"}.get(self._word(),
                                                             "over")
         return spaced("%s, %s" % (winner, cells.multiple(margin)),
@@ -107,10 +117,21 @@ class Best(Judged):
                        "%s %s" % (word, runner_up))
 
     def compact(self, found, context):
+        if found.same is not None:
+            return "tied"
         return str(context[0])  # the winner; its margin is in the brief
+
+    @staticmethod
+    def _tied(found, context):
+        winner, runner_up, _ = context
+        return "%s and %s tied (within %s)" % (
+            winner, runner_up, cells.within(found.same).split(" ")[-1])
 
     def brief(self, found, context):
         winner, _, margin = context
+        if found.same is not None:
+            return spaced(self._tied(found, context),
+                          interval_text(found.interval))
         return spaced("%s, %s %s" % (winner, cells.multiple(margin),
                                       self._word()),
                        interval_text(found.interval))

@@ -72,10 +72,12 @@ class Efficiency(Speedup):
         baseline = records[0] is records[1]
         if baseline:  # 1 by definition: nothing to tell
             interval = None
-        significant = None if baseline else intervals.excludes(interval)
-        flags = cells.flags(*records, significant=significant)
+        significant, same = (None, None) if baseline else \
+            intervals.decided(interval, self.margin)
+        flags = cells.flags(*records, significant=significant, same=same)
         return Cell("", value, flags=flags, interval=interval,
-                    significant=significant), (reference, speedup)
+                    significant=significant, same=same), (reference,
+                                                          speedup)
 
     def wording(self, found, context):
         reference, speedup = context

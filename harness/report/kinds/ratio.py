@@ -65,11 +65,13 @@ class Ratio(Judged):
             return Cell(reason, missing=True, fallback=fallback), None
         ratio = numerator.mean / denominator.mean
         interval = ratio_interval(numerator, denominator)
-        flags, significant = compared(interval, numerator, denominator)
+        flags, significant, same = compared(interval, numerator,
+                                            denominator, margin=self.margin)
         return Cell("", ratio,
                     ratio * math.hypot(numerator.rsd, denominator.rsd),
                     flags, fallback=fallback, interval=interval,
-                    significant=significant), (numerator, denominator)
+                    significant=significant, same=same), (numerator,
+                                                          denominator)
 
     def wording(self, found, pair):
         numerator, denominator = pair

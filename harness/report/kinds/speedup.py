@@ -28,10 +28,10 @@ class Speedup(Judged):
         if isinstance(measured, Cell):
             return measured, None
         speedup, interval, this, base = measured
-        flags, significant = self._flags(interval, this, base)
+        flags, significant, same = self._flags(interval, this, base)
         return Cell("", speedup, speedup * math.hypot(this.rsd, base.rsd),
-                    flags, interval=interval,
-                    significant=significant), (this, base)
+                    flags, interval=interval, significant=significant,
+                    same=same), (this, base)
 
     def wording(self, found, context):
         this, base = context
@@ -63,13 +63,12 @@ class Speedup(Judged):
                                                             factor)
         return speedup, interval, this, base
 
-    @staticmethod
-    def _flags(interval, this, base):
-        """(flags, significant); the baseline's own cell compares
+    def _flags(self, interval, this, base):
+        """(flags, significant, same); the baseline's own cell compares
         nothing, so it is neither."""
         if this is base:
-            return cells.flags(this), None
-        return compared(interval, this, base)
+            return cells.flags(this), None, None
+        return compared(interval, this, base, margin=self.margin)
 
     def describe(self, grid):
         over, baseline = self.spec["over"], self.spec["baseline"]

@@ -12,14 +12,18 @@ OVERSUBSCRIBED_MARK = "^"
 BUSY_MARK = "!"
 SPLIT_MARK = "#"
 NOT_SIGNIFICANT_MARK = "?"
+SAME_MARK = "="
 # An interval whose high bound is more than this many times its low one (an
 # order of magnitude) tells nothing: the cell says "too noisy to tell".
 TOO_NOISY = 10.0
 LEGEND = ("[low-high]: 95%% confidence interval (the worker processes' "
-          "spread and the run-to-run drift); \"too noisy to tell\": an "
-          "interval whose ends are more than %gx apart; %s: not "
-          "significant (the interval reaches 1, the runner-up is within "
-          "reach, or too few values to tell); %s: relative std dev above "
+          "spread and their blocks' shifts); \"too noisy to tell\": an "
+          "interval whose ends are more than %gx apart; %s: the same "
+          "within the question's margin (10%% unless it says less: the "
+          "interval lies inside it both ways; a best-of's winners are "
+          "tied); %s: undecided (the interval reaches 1 and beyond the "
+          "margin, the runner-up is within reach, or too few values to "
+          "tell); %s: relative std dev above "
           "%d%% (noisy); %s: more threads or processes than usable CPUs "
           "(oversubscribed); %s: measured while other processes took over "
           "%d%% of its CPUs, and again so when measured a second time "
@@ -27,7 +31,8 @@ LEGEND = ("[low-high]: 95%% confidence interval (the worker processes' "
           "values' scatter (a memory layout or machine state of each "
           "process's own: two modes, or noise only more processes can "
           "tell)."
-          % (TOO_NOISY, NOT_SIGNIFICANT_MARK, NOISY_MARK, NOISY_RSD * 100,
+          % (TOO_NOISY, SAME_MARK, NOT_SIGNIFICANT_MARK, NOISY_MARK,
+             NOISY_RSD * 100,
              OVERSUBSCRIBED_MARK, BUSY_MARK, BUSY_SHARE * 100, SPLIT_MARK))
 NOT_RUN = "n/a: not run"
 
@@ -77,6 +82,12 @@ def spaced(*parts):
     return " ".join(part for part in parts if part)
 
 
+def within(same):
+    """``the same within 4%``: a Cell's ``same`` in words (the percent
+    rounded up, never 0)."""
+    return "the same within %d%%" % max(1, math.ceil(same * 100 - 1e-9))
+
+
 def percent_change(ratio, interval):
     """``+8.0% [+5.1%..+11.2%]``: a ratio of after to before as a change,
     with its interval where there is one."""
@@ -116,10 +127,14 @@ def format_quantity(number, unit):
     return significant(number)
 
 
-def flags(*records, significant=None):
+def flags(*records, significant=None, same=None):
     """The marks of a cell computed from ``records``; ``significant`` is
-    False for a comparison its interval cannot tell from 1."""
-    marks = NOT_SIGNIFICANT_MARK if significant is False else ""
+    False for a comparison its interval cannot tell from 1, ``same`` how
+    close to 1 one inside its margin is."""
+    if same is not None:
+        marks = SAME_MARK
+    else:
+        marks = NOT_SIGNIFICANT_MARK if significant is False else ""
     if any(r.rsd > NOISY_RSD for r in records):
         marks += NOISY_MARK
     if any(r.oversubscribed for r in records):

@@ -1,5 +1,5 @@
 """Confidence intervals of derived cells: a parametric bootstrap of each
-benchmark's mean under a two-level variance model.
+benchmark's mean under the variance its run measured.
 
 Every derived number (a ratio, a speedup, a throughput, a crossover, a
 best-of margin) is a function of benchmark means.  Each benchmark gets
@@ -10,80 +10,69 @@ crossover or a best-of choice.  Each benchmark's generator is seeded from
 its own identity, so a re-render draws the same numbers and a cell's
 interval does not depend on what else the page holds.
 
-What a draw's spread must hold is what a re-run would change (Kalibera
-and Jones, "Rigorous Benchmarking in Reasonable Time", 2013: variation
-enters at every level of repetition, and the level above the one
-resampled decides whether a re-run agrees).  Two levels are modelled,
-on the log of the mean (times are positive and vary by factors):
+What a draw holds is what gilbench.report.numbers.variance measured in
+the benchmark's own file (Kalibera and Jones, "Rigorous Benchmarking in
+Reasonable Time", 2013: variation enters at every level of repetition):
 
-- between worker processes: the variance of the log process means over
-  the number of processes, never below the values' own variance over
-  their number (which is all one process gives).  From few processes
-  this estimate is itself rough: it counts (Student's t with processes -
-  1 degrees of freedom / the normal's)^2 times
-  (gilbench.model.design.few_processes_factor, pyperf's t table), 42
-  for two processes, 2.6 for four;
-- between runs: RUN_DRIFT, the relative standard deviation of a
-  benchmark's mean from one run to the next beyond its processes'
-  spread, measured on this project's 2-core machines by A/A re-runs
-  (bench/coverage.py; docs/reading.rst gives the figures).  No single
-  run can see it: the machine's state drifts between benchmarks minutes
-  apart.  The run's design (gilbench.model.design) owns it: it measures
-  each benchmark's processes down to half of it.
+- its own spread between worker processes once its blocks' shifts are
+  out, moderated by its family's (limma), drawn from Student's t with
+  the degrees of freedom that estimate has (numpy's
+  Generator.standard_t; the normal where they are infinite);
+- the shift of each block it was measured in, drawn once per block and
+  family and shared by every benchmark of the block: a ratio of two
+  benchmarks measured side by side cancels it, as Abedi and Brecht's
+  interleaved trials and duet benchmarking ask.  Its spread is the
+  family's blocks' (an inverse chi-square draw of its scale, for the few
+  blocks it comes from).
 
-A draw is the mean times exp(N(0, sd)) with sd the square root of the
-two variances added (numpy's Generator).  A benchmark with fewer than
-MIN_VALUES values has no interval, and nothing computed from it is
-called significant.
+A draw is the mean times exp(t x the mean's standard deviation + the
+shifts), on the log scale (times and rates are positive and vary by
+factors); a recorded figure that can be 0 or negative draws the same
+added, not multiplied.  A benchmark with fewer than MIN_VALUES values
+has no interval, and nothing computed from it is called significant.
 
 A benchmark an adaptive run kept measuring because an undecided finding
 read it was looked at several times, and stopping once an answer is
-significant inflates false decisions.  Its draws are widened as
-Bonferroni over its decision looks k asks: the spread times
-z(1 - (1-LEVEL)/2k) / z(1 - (1-LEVEL)/2) (scipy.stats.norm), 1.14 for two
-looks, 1.31 for five; one look is not widened.
-
-A third level is shared, not per benchmark: the machine's state over the
-stretch of minutes in which a file's family was measured moves all its
-benchmarks together (STRETCH_DRIFT).  A ratio of two benchmarks of one
-family and file cancels it, so only a mean read alone -- a throughput,
-bench/coverage.py's means -- draws it (:func:`alone`).
+significant inflates false decisions.  Its own spread (not the blocks'
+shifts, which the looks did not choose) is widened as Bonferroni over its
+decision looks k asks: z(1 - (1-LEVEL)/2k) / z(1 - (1-LEVEL)/2)
+(scipy.stats.norm), 1.14 for two looks, 1.31 for five.
 """
-from __future__ import annotations
 
 import contextlib
+import math
 import warnings
 import zlib
 
 import numpy
 
-from gilbench.model.design import RUN_DRIFT, few_processes_factor
 from gilbench.model.resultformat import INTERPRETER
+from gilbench.report.numbers import variance
 
 RESAMPLES = 2000
 LEVEL = 0.95
 MIN_VALUES = 2
-STRETCH_DRIFT = 0.10
-METHOD = ("parametric bootstrap of each benchmark's mean: the variance "
-          "of its worker processes' means (widened as Student's t asks "
-          "for few processes) plus a run-to-run drift of "
-          "%g%% measured by A/A re-runs (%d draws, seeded)"
-          % (RUN_DRIFT * 100, RESAMPLES))
+# The smallest difference that matters, unless a finding declares less
+# (gilbench.model.findings): within it both ways, two numbers are "the
+# same".
+MARGIN = 0.10
+METHOD = ("parametric bootstrap of each benchmark's mean: its worker "
+          "processes' spread once their blocks' shifts are out, moderated "
+          "by its family's, as Student's t with those degrees of freedom, "
+          "and the shift of each block it was measured in, shared with "
+          "what was measured beside it (%d draws, seeded)" % RESAMPLES)
 NOTE = "[low-high]: its 95%% confidence interval, by %s." % METHOD
-ALONE_NOTE = ("Read alone, not against a benchmark of its own family, a "
-              "mean also draws its family's shift of %g%% (the machine's "
-              "state over the minutes it was measured in)."
-              % (STRETCH_DRIFT * 100))
+ALONE_NOTE = ("Read alone, not against a benchmark measured beside it, a "
+              "mean keeps its blocks' shifts (the machine's state while "
+              "they were measured).")
 
 
 class Resampler:
     """Drawn means of records, drawn once per record and kept."""
 
-    def __init__(self, drift=RUN_DRIFT, processes_agree=False,
-                 correct_looks=True):
-        self.drift = drift
+    def __init__(self, processes_agree=False, correct_looks=True):
         # What any number of worker processes could at best give: their
-        # spread gone, the run-to-run drift left (gilbench judge asks).
+        # spread and their blocks' shifts gone (gilbench judge asks).
         self.processes_agree = processes_agree
         # Off only to measure what the correction for looks does
         # (bench/design_time.py).
@@ -96,9 +85,11 @@ class Resampler:
         a group); None with fewer than MIN_VALUES."""
         if samples is None:
             groups = record.run_values or (record.values,)
+            spread = variance.spread_of(record)
         else:
             groups = tuple((sample,) for sample in samples)
-        if sum(len(group) for group in groups) < MIN_VALUES:
+            spread = variance.spread_of(record, groups)
+        if sum(len(group) for group in groups) < MIN_VALUES or spread is None:
             return None
         identity = (record.name, record.dims.get(INTERPRETER), groups)
         found = self._means.get(identity)
@@ -108,8 +99,9 @@ class Resampler:
             seed = zlib.crc32(repr(identity).encode())
             widen = (looks_factor(record.decision_looks)
                      if self.correct_looks else 1.0)
+            mean = float(numpy.mean([v for g in groups for v in g]))
             found = self._means[identity] = _drawn_means(
-                numpy.random.default_rng(seed), groups, self.drift,
+                numpy.random.default_rng(seed), mean, spread,
                 self.processes_agree, widen)
         return found
 
@@ -126,23 +118,44 @@ def looks_factor(looks):
 
 
 def alone(record):
-    """The drawn means of ``record`` read alone, not against another
-    benchmark of its family and file: SHARED's draws times its family's
-    stretch shift (STRETCH_DRIFT); None as SHARED.means."""
-    drawn = SHARED.means(record)
-    if drawn is None:
-        return None
-    return drawn * numpy.exp(shift(
-        (record.dims.get(INTERPRETER), record.dims.get("family")),
-        STRETCH_DRIFT))
+    """The drawn means of ``record`` read alone, not against a benchmark
+    measured beside it: SHARED's draws, whose blocks' shifts then do not
+    cancel; None as SHARED.means."""
+    return SHARED.means(record)
 
 
 def shift(identity, sd):
-    """RESAMPLES draws of a log shift N(0, sd) that many records share
-    (e.g. one file's family, measured in one stretch of time), seeded
-    from ``identity`` as a record's draws are."""
+    """RESAMPLES draws of a log shift N(0, sd) that many records share,
+    seeded from ``identity`` as a record's draws are."""
     seed = zlib.crc32(repr(identity).encode())
     return numpy.random.default_rng(seed).normal(0.0, sd, RESAMPLES)
+
+
+def block_shift(spread, block):
+    """The draws of ``block``'s shift in the family of ``spread``: a
+    standard normal per block, times the family's shift spread, times
+    one inverse chi-square scale per family (its spread comes from
+    shift_df degrees of freedom)."""
+    key = (spread.family, spread.shift_sd, spread.shift_df)
+    scale = _SCALES.get(key)
+    if scale is None:
+        generator = numpy.random.default_rng(
+            zlib.crc32(repr(key).encode()))
+        scale = _SCALES[key] = spread.shift_sd * numpy.sqrt(
+            spread.shift_df / generator.chisquare(spread.shift_df,
+                                                  RESAMPLES))
+    return scale * shift((spread.family, block), 1.0)
+
+
+_SCALES = {}
+
+
+def t_draws(generator, df):
+    """RESAMPLES draws of Student's t with ``df`` degrees of freedom (the
+    normal's where infinite)."""
+    if math.isinf(df):
+        return generator.normal(0.0, 1.0, RESAMPLES)
+    return generator.standard_t(df, RESAMPLES)
 
 
 def between_processes(groups):
@@ -212,27 +225,27 @@ def judge_splits(many):
             _SPLITS[key] = bool(pvalue < SPLIT_P)
 
 
-def _drawn_means(generator, groups, drift, processes_agree=False,
+def _drawn_means(generator, mean, spread, processes_agree=False,
                  widen=1.0):
-    """The mean times exp(N(0, sd)) in log terms (times, rates: positive,
-    varying by factors); a recorded figure that can be 0 or negative
-    (errors, violations) draws the same variance added, not multiplied.
-    ``widen``: a factor on sd (the correction for looks)."""
-    data = numpy.concatenate([numpy.asarray(g, dtype=float) for g in groups])
-    mean = data.mean()
-
-    def between(spread_of):
-        if processes_agree:
-            return 0.0
-        return (between_processes(spread_of)
-                * few_processes_factor(len(spread_of)))
-    if (data > 0).all():
-        logged = tuple(numpy.log(numpy.asarray(g, dtype=float))
-                       for g in groups)
-        spread = widen * numpy.sqrt(between(logged) + drift ** 2)
-        return mean * numpy.exp(generator.normal(0.0, spread, RESAMPLES))
-    spread = widen * numpy.sqrt(between(groups) + (drift * mean) ** 2)
-    return mean + generator.normal(0.0, spread, RESAMPLES)
+    """``mean`` times exp(t x its standard deviation + its blocks'
+    shifts), or plus t x its standard deviation where ``spread`` is not
+    logged (a recorded figure that can be 0 or negative).  ``widen``: a
+    factor on its own standard deviation (the correction for looks)."""
+    if processes_agree:
+        return numpy.full(RESAMPLES, mean)
+    # Both parts clipped where a t (or a shift's scale) from about one
+    # degree of freedom would overflow: e^30 is as "too noisy to tell" as
+    # any larger number, and a shift clipped alike still cancels.
+    own = numpy.clip(widen * math.sqrt(spread.mean_variance)
+                     * t_draws(generator, spread.df), -30.0, 30.0)
+    if not spread.logged:
+        return mean + own
+    shifts = numpy.zeros(RESAMPLES)
+    if spread.shift_sd > 0:
+        for weight, block in zip(spread.weights, spread.blocks):
+            if block is not None:
+                shifts = shifts + weight * block_shift(spread, block)
+    return mean * numpy.exp(own + numpy.clip(shifts, -30.0, 30.0))
 
 
 def bounds(samples):
@@ -250,6 +263,32 @@ def excludes(interval, reference=1.0):
     """Whether ``interval`` lies wholly on one side of ``reference``."""
     return interval is not None and (interval[0] > reference
                                      or interval[1] < reference)
+
+
+def same_within(interval, margin=MARGIN, reference=1.0):
+    """How close to ``reference`` ``interval`` says a number is -- the
+    farther of its ends, as a share of ``reference`` (0.04 for 4%) --
+    where it lies within ``margin`` of it on both sides; else None.  Two
+    one-sided tests (Schuirmann 1987) at the interval's level, each end
+    inside the margin: "the same" is a decision, not a want of one."""
+    if interval is None:
+        return None
+    low, high = interval
+    if not (low > 0 and math.isfinite(high)):
+        return None
+    lowest, highest = reference / (1.0 + margin), reference * (1.0 + margin)
+    if low < lowest or high > highest:
+        return None
+    return max(reference / low, high / reference) - 1.0
+
+
+def decided(interval, margin=MARGIN, reference=1.0):
+    """(significant, same): whether ``interval`` lies on one side of
+    ``reference`` beyond the margin's reach, and :func:`same_within`.  An
+    interval inside the margin is "the same" even where it misses
+    ``reference``: a difference below the one that matters."""
+    same = same_within(interval, margin, reference)
+    return (same is None and excludes(interval, reference)), same
 
 
 # One Resampler per process: a render draws each record's resamples once.

@@ -151,11 +151,12 @@ def answer_class(cell, kind):
     shade by its value, decided, or a measurement."""
     if cell.missing:
         return reason_class(cell.text)
-    if cell.significant is False:
+    if cell.significant is False and cell.same is None:
         return UNDECIDED
     if kind in SHADED_KINDS and is_number(cell.value):
         return shade(cell.value)
-    return DECIDED if cell.significant else MEASURED
+    return DECIDED if cell.significant or cell.same is not None \
+        else MEASURED
 
 
 def answer_cell(cell, numbered, kind, common=""):

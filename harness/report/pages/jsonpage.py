@@ -33,9 +33,25 @@ def cell(found):
         "interval": (None if found.interval is None
                      else [_number(bound) for bound in found.interval]),
         "significant": found.significant,
+        "verdict": verdict(found),
         "flags": found.flags,
         "reason": found.text if found.missing else None,
     }
+
+
+def verdict(found):
+    """"above", "below" (of 1, or a best-of's winner ahead), "same"
+    (within the margin; a best-of's tie), "undecided", or None where the
+    cell compares nothing."""
+    if found.same is not None:
+        return "same"
+    if found.significant is False:
+        return "undecided"
+    if not found.significant:
+        return None
+    if found.winner is not None:
+        return "ahead"
+    return "above" if (found.value or 0) > 1 else "below"
 
 
 def answer(found):

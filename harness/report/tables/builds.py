@@ -116,12 +116,14 @@ def _cell(value, logged, records):
     """A geometric-mean Cell: ``logged`` the draws' mean logs or None."""
     interval = None if logged is None else intervals.bounds(
         numpy.exp(logged))
-    significant = intervals.excludes(interval)
-    flags = "" if significant else cells.NOT_SIGNIFICANT_MARK
+    significant, same = intervals.decided(interval)
+    flags = cells.flags(significant=significant, same=same)
     brief = cells.multiple(value)
     text = spaced(brief, interval_text(interval))
+    if same is not None:
+        text = "%s, %s" % (text, cells.within(same))
     return Cell(text, value, flags=flags, interval=interval,
-                significant=significant, read=tuple(records),
+                significant=significant, same=same, read=tuple(records),
                 brief=brief)
 
 

@@ -246,8 +246,9 @@ def findings_table(results, families):
                      if r.dims["family"] == family] for result in results]
         lookups = [Recording(Lookup(records), reads) for records in per_file]
         for declaration in findings:
-            kind = kinds.make({"cell": declaration["cell"], "note": ""},
-                                axes, ceiling)
+            kind = kinds.make({"cell": declaration["cell"], "note": "",
+                               "margin": declaration.get("margin")},
+                              axes, ceiling)
             answers = []
             for records, lookup, result in zip(per_file, lookups, results):
                 del reads[:]

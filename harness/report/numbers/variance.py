@@ -1,0 +1,312 @@
+"""How far a benchmark's mean may move, from its run's own data.
+
+A run measures its benchmarks in *blocks* (gilbench.model.design): a
+block is one worker process of each benchmark it holds, in a fresh
+random order, and each run says its block (``gilbench_block``).  What the
+machine did during a block -- a slower minute, a busy neighbour -- is in
+every benchmark of it.  For one result file, per family, on the log of
+each worker process's mean (times vary by factors), the additive model
+
+    log mean of process k of benchmark r = mu_r + shift_k + residual
+
+is fitted by alternating trimmed means of the shifts (robust to the odd
+two-mode benchmark) and means of the mu.  A block with fewer than
+MIN_BLOCK_RECORDS of the family's benchmarks has no shift of its own.
+
+Two spreads come out of it:
+
+- each benchmark's *residual variance*: how far its processes disagree
+  once their blocks' shifts are out, with (processes - 1) degrees of
+  freedom less the share the shifts used.  From two or three processes
+  that is rough, so it is *moderated* as limma does (Smyth, "Linear
+  models and empirical Bayes methods for assessing differential
+  expression", 2004): where the family's benchmarks pass Bartlett's
+  test of equal variances, they share one, pooled, with all their
+  degrees of freedom; else the family gives a prior, a scaled
+  inverse chi-square fitted by the method of moments on their log
+  variances (scipy.special's digamma and polygamma), and each
+  benchmark's variance is the prior's and its own weighted by their
+  degrees of freedom, which add up.  The fit is its own check that the
+  family shares a variance: the more their variances spread beyond
+  chance, the fewer the prior's degrees of freedom and the more each
+  keeps its own.  A benchmark whose processes split (#) or whose
+  variance lies beyond the prior's OWN_QUANTILE keeps its own alone;
+- each family's *block shift*: the standard deviation of its blocks'
+  shifts, with (blocks - 1) degrees of freedom.  A ratio of two
+  benchmarks measured in the same blocks cancels it; a mean read alone,
+  or blocks one side has and the other lacks, carry it.
+
+Nothing here is a constant measured once: both come from the file.  A
+file measured before blocks (no ``gilbench_block``) gives each process a
+block of its own: no shift is taken out, nothing cancels.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy
+
+from gilbench.model.resultformat import INTERPRETER
+
+# A block needs this many of a family's benchmarks for a shift of its own:
+# with fewer, the shift would soak up their residuals.
+MIN_BLOCK_RECORDS = 3
+ITERATIONS = 20
+# The share of a block's benchmarks cut at each end before its shift is
+# their mean (scipy.stats.trim_mean): a two-mode benchmark does not move
+# the block; a median would leave its middle benchmark no residual.
+TRIM = 0.1
+# A family whose benchmarks' variances pass Bartlett's test at this level
+# shares one, pooled; else each is moderated towards the family's.
+SHARED_P = 0.05
+# A benchmark whose variance lies beyond this quantile of the prior's
+# (an F test of its own against the prior) does not share it.
+OWN_QUANTILE = 0.999
+
+
+@dataclass(frozen=True)
+class Spread:
+    """What a benchmark's mean draws from: ``variance`` of one worker
+    process's mean (of its log where ``logged``), with ``df`` degrees of
+    freedom (inf: as good as known); ``weights`` of its processes in its
+    mean (pyperf's, of all values); ``blocks``, each process's block
+    (None: its own); its ``family`` (a key) and that family's
+    ``shift_sd`` with ``shift_df`` (0: no shift measured); ``pooled``:
+    moderated by the family's prior."""
+    variance: float
+    df: float
+    weights: tuple
+    blocks: tuple = ()
+    family: tuple = ()
+    shift_sd: float = 0.0
+    shift_df: int = 0
+    pooled: bool = False
+    logged: bool = True
+
+    @property
+    def mean_variance(self):
+        """The variance of the benchmark's mean (its log)."""
+        return self.variance * sum(w * w for w in self.weights)
+
+
+def identity(record):
+    return (record.name, record.dims.get(INTERPRETER), record.run_values)
+
+
+_FITTED = {}  # identity: Spread, of records a loaded file's fit saw
+
+
+def spread_of(record, groups=None):
+    """The Spread of ``record`` as its file's fit found it; else (a record
+    made outside a loaded file, or ``groups`` of other numbers, one
+    tuple per run) from its own processes alone; None with fewer than
+    two values."""
+    if groups is None:
+        key = identity(record)
+        if key in _FITTED:
+            return _FITTED[key]
+        groups = record.run_values or (record.values,)
+    return own_spread(groups)
+
+
+def positive(groups):
+    return all(v > 0 for g in groups for v in g)
+
+
+def process_means(groups, logged):
+    means = numpy.array([numpy.mean(g) for g in groups], dtype=float)
+    return numpy.log(means) if logged else means
+
+
+def own_spread(groups, blocks=None):
+    """A Spread from ``groups`` (values per process) alone: their process
+    means' variance with processes - 1 degrees of freedom; from one
+    process, its values' variance over their number, with values - 1."""
+    groups = tuple(tuple(g) for g in groups if len(g))
+    values = [v for g in groups for v in g]
+    if len(values) < 2:
+        return None
+    logged = positive(groups)
+    if len(groups) >= 2:
+        variance = float(numpy.var(process_means(groups, logged), ddof=1))
+        df = len(groups) - 1
+    else:
+        data = numpy.log(values) if logged else numpy.asarray(values)
+        variance = float(numpy.var(data, ddof=1)) / len(values)
+        df = len(values) - 1
+    return Spread(variance, df, weights(groups),
+                  blocks or (None,) * len(groups), logged=logged)
+
+
+def weights(groups):
+    """Each process's weight in the mean of all values."""
+    total = float(sum(len(g) for g in groups))
+    return tuple(len(g) / total for g in groups)
+
+
+def fit(records, split=lambda record: False):
+    """Fit one result file's measured ``records``, family by family, and
+    keep each one's Spread (:func:`spread_of` finds it); ``split`` tells a
+    record whose processes disagree (#)."""
+    families = {}
+    for record in records:
+        groups = tuple(g for g in record.run_values if len(g))
+        if record.measured and groups and positive(groups):
+            key = (record.dims.get(INTERPRETER), record.dims.get("family"))
+            families.setdefault(key, []).append(record)
+    for key, members in families.items():
+        for record, found in zip(members, fit_family(key, members, split)):
+            _FITTED[identity(record)] = found
+
+
+def fit_family(key, records, split=lambda record: False):
+    """The Spreads of one family's ``records`` (see the module's doc)."""
+    ys, blocks = [], []
+    for index, record in enumerate(records):
+        groups = [g for g in record.run_values if len(g)]
+        ys.append(process_means(groups, True))
+        named = tuple(record.run_blocks or ()) + (None,) * len(groups)
+        blocks.append(tuple(b if b is not None else ("own", index, k)
+                            for k, b in enumerate(named[:len(groups)])))
+    shifts = _shifts(ys, blocks)
+    mus = [numpy.mean(y - [shifts.get(b, 0.0) for b in bl])
+           for y, bl in zip(ys, blocks)]
+    residuals = [y - mu - [shifts.get(b, 0.0) for b in bl]
+                 for y, mu, bl in zip(ys, mus, blocks)]
+    free = sum(len(y) - 1 for y in ys)
+    kept = (free - max(len(shifts) - 1, 0)) / free if free > 0 else 0.0
+    own = []
+    for r in residuals:
+        df = (len(r) - 1) * kept
+        own.append((float(numpy.sum(r ** 2)) / df if df > 0 else None, df))
+    sharing = _sharing([i for i, ((v, df), record)
+                        in enumerate(zip(own, records))
+                        if v and not split(record)], own)
+    prior = (pooled_prior([residuals[i] for i in sharing],
+                          [own[i] for i in sharing])
+             or moderation_prior([own[i][0] for i in sharing],
+                                 [own[i][1] for i in sharing]))
+    shift_sd, shift_df = 0.0, 0
+    if len(shifts) >= 2:
+        shift_sd = float(numpy.std(list(shifts.values()), ddof=1))
+        shift_df = len(shifts) - 1
+    found = []
+    for index, (record, (variance, df), bl) in enumerate(
+            zip(records, own, blocks)):
+        groups = [g for g in record.run_values if len(g)]
+        alone = split(record) or (bool(variance) and index not in sharing)
+        moderated = _moderated(variance, df, prior, alone)
+        if moderated is None:
+            fallback = own_spread(groups)
+            if fallback is None:
+                found.append(None)
+                continue
+            moderated = (fallback.variance, fallback.df, False)
+        shared = tuple(b if b in shifts else None for b in bl)
+        found.append(Spread(moderated[0], moderated[1], weights(groups),
+                            shared, key, shift_sd, shift_df,
+                            pooled=moderated[2]))
+    return found
+
+
+def _shifts(ys, blocks):
+    """{block: its shift} of the blocks with MIN_BLOCK_RECORDS records,
+    centred on their mean."""
+    members = {}
+    for index, bl in enumerate(blocks):
+        for k, block in enumerate(bl):
+            members.setdefault(block, []).append((index, k))
+    shared = {b: m for b, m in members.items()
+              if len({i for i, _ in m}) >= MIN_BLOCK_RECORDS}
+    shifts = dict.fromkeys(shared, 0.0)
+    if not shared:
+        return shifts
+    from scipy import stats
+    mus = [numpy.mean(y) for y in ys]
+    for _ in range(ITERATIONS):
+        for block, m in shared.items():
+            shifts[block] = float(stats.trim_mean(
+                [ys[i][k] - mus[i] for i, k in m], TRIM))
+        centre = numpy.mean(list(shifts.values()))
+        shifts = {b: s - centre for b, s in shifts.items()}
+        mus = [numpy.mean(y - [shifts.get(b, 0.0) for b in bl])
+               for y, bl in zip(ys, blocks)]
+    return shifts
+
+
+def _sharing(candidates, own):
+    """The ``candidates`` (indexes into ``own``, each (variance, df)) left
+    once those beyond OWN_QUANTILE of the others' pooled variance (an F
+    test) are set aside, the worst first, one at a time."""
+    from scipy import stats
+    kept = list(candidates)
+    while len(kept) >= 3:
+        total = sum(own[i][1] for i in kept)
+        pooled = sum(own[i][0] * own[i][1] for i in kept) / total
+
+        def excess(i):
+            rest = total - own[i][1]
+            others = (pooled * total - own[i][0] * own[i][1]) / rest
+            return own[i][0] / others / stats.f.ppf(OWN_QUANTILE,
+                                                     own[i][1], rest)
+        worst = max(kept, key=excess)
+        if excess(worst) <= 1:
+            break
+        kept.remove(worst)
+    return kept
+
+
+def pooled_prior(residuals, own):
+    """(pooled variance, its degrees of freedom, True) where the
+    benchmarks' ``residuals`` pass Bartlett's test of equal variances
+    (scipy.stats.bartlett, p >= SHARED_P): one variance for all, with all
+    their degrees of freedom; else None.  ``own``: each one's (variance,
+    df)."""
+    if len(residuals) < 3:
+        return None
+    from scipy import stats
+    if stats.bartlett(*residuals).pvalue < SHARED_P:
+        return None
+    total = sum(df for _, df in own)
+    return sum(v * df for v, df in own) / total, total, True
+
+
+def moderation_prior(variances, dfs):
+    """limma's prior (s0^2, d0, False) from ``variances`` with ``dfs``
+    degrees of freedom (Smyth 2004, section 6.2: moments of the log
+    variances); d0 is inf where they spread no more than chance gives;
+    None from fewer than three."""
+    if len(variances) < 3:
+        return None
+    from scipy import special
+    s2 = numpy.asarray(variances, dtype=float)
+    d = numpy.asarray(dfs, dtype=float)
+    e = numpy.log(s2) - special.digamma(d / 2) + numpy.log(d / 2)
+    centre = float(numpy.mean(e))
+    excess = (float(numpy.var(e, ddof=1))
+              - float(numpy.mean(special.polygamma(1, d / 2))))
+    if excess <= 0:
+        return math.exp(centre), math.inf, False
+    d0 = 2 * _trigamma_inverse(excess)
+    return (math.exp(centre + special.digamma(d0 / 2) - math.log(d0 / 2)),
+            d0, False)
+
+
+def _trigamma_inverse(y):
+    """x with polygamma(1, x) = y (trigamma falls from inf to 0)."""
+    from scipy import optimize, special
+    return optimize.brentq(lambda x: special.polygamma(1, x) - y,
+                           1e-8, 1e8)
+
+
+def _moderated(variance, df, prior, alone):
+    """(variance, df, pooled) of one benchmark, or None where it has
+    neither its own (one process) nor a prior; ``alone``: it keeps its
+    own (its processes split, or it does not share the family's)."""
+    if alone or prior is None:
+        return None if variance is None else (variance, df, False)
+    s0, d0, pooled = prior
+    if variance is None or pooled or math.isinf(d0):
+        return s0, d0, True
+    return (d0 * s0 + df * variance) / (d0 + df), d0 + df, True

@@ -1,0 +1,145 @@
+"""The variance a run measured (gilbench.report.numbers.variance): block
+shifts taken out and shared, each benchmark's spread moderated by its
+family's, and the verdicts drawn from the intervals (above, below, the
+same within the margin)."""
+import math
+import sys
+
+import numpy
+import pytest
+
+if sys.version_info < (3, 9):
+    pytest.skip("the report side needs Python >= 3.9",
+                allow_module_level=True)
+
+from gilbench.model.resultformat import INTERPRETER  # noqa: E402
+from gilbench.report.data.records import Record  # noqa: E402
+from gilbench.report.numbers import intervals, variance  # noqa: E402
+
+
+def record(name, means, blocks=None, values=2, family="syn", spread=0.002,
+           interpreter="CPython 3.11"):
+    """A measured Record whose process k has ``values`` values around
+    ``means[k]`` (relative ``spread``), in ``blocks[k]``."""
+    groups = tuple(tuple(m * (1 + spread * (2.0 * i / max(values - 1, 1)
+                                            - 1))
+                         for i in range(values)) for m in means)
+    data = [v for g in groups for v in g]
+    return Record(name, {"family": family, INTERPRETER: interpreter},
+                  mean=float(numpy.mean(data)),
+                  stdev=float(numpy.std(data, ddof=1)),
+                  values=tuple(data), run_values=groups,
+                  run_blocks=tuple(blocks or ()))
+
+
+def fitted(records):
+    variance._FITTED.clear()
+    variance.fit(records)
+    return intervals.Resampler()
+
+
+def family(shifts, noise, count=12, seed=1, blocks=True):
+    """``count`` benchmarks of one family, each with a process in every
+    block whose log shift is ``shifts[k]``, plus its own normal noise of
+    ``noise`` (relative) per process; benchmarks 2i and 2i + 1 measure
+    the same level."""
+    generator = numpy.random.default_rng(seed)
+    names = ["b%02d" % i for i in range(count)]
+    found = []
+    for index, name in enumerate(names):
+        level = 0.001 * (1 + index // 2)
+        means = [level * math.exp(shift + generator.normal(0, noise))
+                 for shift in shifts]
+        found.append(record(name, means, ["t.%d" % (k + 1) for k in
+                                          range(len(shifts))]
+                            if blocks else None))
+    return found
+
+
+def test_a_shared_block_shift_cancels_in_a_ratio_and_stays_in_a_mean():
+    # The machine ran 20% slower in the second block, for everyone.
+    members = family([0.0, math.log(1.2)], noise=0.005)
+    drawn = fitted(members)
+    low, high = intervals.bounds(drawn.means(members[0])
+                                 / drawn.means(members[2]))
+    assert high / low < 1.05  # the shift is gone from the ratio
+    alone_low, alone_high = intervals.bounds(drawn.means(members[0]))
+    assert alone_high / alone_low > 1.2  # a mean alone carries it
+
+
+def test_without_blocks_the_shift_is_each_benchmarks_own_spread():
+    members = family([0.0, math.log(1.2)], noise=0.005, blocks=False)
+    drawn = fitted(members)
+    low, high = intervals.bounds(drawn.means(members[0])
+                                 / drawn.means(members[2]))
+    assert high / low > 1.3
+
+
+def test_a_family_lends_its_degrees_of_freedom_to_two_processes():
+    dfs = []
+    for seed in range(20):
+        members = family([0.0, 0.01], noise=0.01, count=20, seed=seed)
+        fitted(members)
+        found = variance.spread_of(members[0])
+        assert found.pooled
+        dfs.append(found.df)
+    # Not 1 (Student's t at 1 df is 12.7): the family's prior adds its
+    # own, all of them where the variances agree as chance has them.
+    assert min(dfs) > 1.9
+    assert numpy.median(dfs) > 10
+    alone = variance.own_spread(members[0].run_values)
+    assert alone.df == 1
+
+
+def test_a_benchmark_far_noisier_than_its_family_keeps_its_own():
+    members = family([0.0, 0.0], noise=0.003, count=12)
+    wild = record("wild", [0.01, 0.02], ["t.1", "t.2"])
+    fitted(members + [wild])
+    found = variance.spread_of(wild)
+    assert not found.pooled
+    assert found.variance > 10 * variance.spread_of(members[0]).variance
+
+
+def test_the_prior_has_infinite_degrees_of_freedom_when_variances_agree():
+    s0, d0, _ = variance.moderation_prior([0.01] * 10, [1] * 10)
+    # Equal variances at 1 df each spread less than chance: all shared.
+    assert math.isinf(d0) and s0 > 0
+
+
+def test_one_process_draws_from_its_familys_prior():
+    members = family([0.0, 0.0], noise=0.01, count=10)
+    single = record("single", [0.005], ["t.1"], values=3)
+    fitted(members + [single])
+    found = variance.spread_of(single)
+    assert found.pooled and found.df > 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_identical_benchmarks_are_rarely_told_apart(seed):
+    """The null check in miniature: ratios of benchmarks that differ only
+    by the model's noise are called different about 5% of the time, and
+    "the same" when their interval fits within the margin."""
+    generator = numpy.random.default_rng(100 + seed)
+    different = same = 0
+    trials = 60
+    for trial in range(trials):
+        shifts = generator.normal(0, 0.05, 2)
+        members = family(list(shifts), noise=0.02, count=10,
+                         seed=1000 * seed + trial)
+        drawn = fitted(members)
+        interval = intervals.bounds(drawn.means(members[1])
+                                    / drawn.means(members[0]))
+        significant, within = intervals.decided(interval)
+        different += significant
+        same += within is not None
+    assert different <= 0.12 * trials
+    assert same >= 0.5 * trials
+
+
+def test_the_same_within_the_margin_is_a_verdict():
+    assert intervals.decided((0.97, 1.04)) == (False, pytest.approx(0.04))
+    assert intervals.decided((1.02, 1.05))[1] == pytest.approx(0.05)
+    assert intervals.decided((1.02, 1.15)) == (True, None)
+    assert intervals.decided((0.85, 1.05)) == (False, None)
+    assert intervals.decided((0.97, 1.04), margin=0.03) == (False, None)
+    assert intervals.same_within(None) is None
