@@ -4,11 +4,15 @@ does over minutes is in every one of them and a ratio cancels it.
 A block is one worker process of each benchmark it holds, measured one
 after another in a fresh random order (Abedi and Brecht, "Conducting
 Repeatable Experiments in Highly Variable Cloud Computing Environments",
-ICPE 2017: randomized multiple interleaved trials).  A run's first
-measurement of every benchmark is its first blocks -- as many as the
-design's processes, the first calibrating each benchmark's loops -- and
-each round of the rounds (gilbench.runner.rounds) measures in blocks of
-what it chose.  Each run says its block in ``gilbench_block``
+ICPE 2017: randomized multiple interleaved trials; Bulej et al., "Duet
+Benchmarking", 2020: side by side in time).  A run's first measurement
+of every benchmark is its first blocks -- as many as the design's
+processes, the first calibrating each benchmark's loops -- each a pass
+over the benchmarks family by family (a family's are shuffled and kept
+together: the partners of its answers are seconds apart, not minutes).
+Each round of the rounds (gilbench.runner.rounds) measures what it chose
+in blocks of partners: the benchmarks that undecided answers read
+together, back to back.  Each run says its block in ``gilbench_block``
 (resultformat.BLOCK_KEY): the run's token and the block's label, so two
 runs' blocks never share a name.  The report takes each block's shift
 out and draws it shared (gilbench.report.numbers.variance).
@@ -40,6 +44,36 @@ def shuffled(items):
     order = list(items)
     random.shuffle(order)
     return order
+
+
+def grouped(items, group_of):
+    """``items`` in a fresh random order that keeps each group (by
+    ``group_of``) together: groups in a random order, each shuffled.
+    Partners measured back to back share more of what the machine did."""
+    groups = {}
+    for item in items:
+        groups.setdefault(group_of(item), []).append(item)
+    return [item for key in shuffled(sorted(groups))
+            for item in shuffled(groups[key])]
+
+
+def partner_groups(answers):
+    """The connected sets of benchmark names that ``answers`` (each a list
+    of the names one answer reads) join: what must be measured side by
+    side for every one of them to cancel what the machine did."""
+    group = {}
+    for names in answers:
+        found = set(names)
+        for name in names:
+            if name in group:
+                found |= group[name]
+        for name in found:
+            group[name] = found
+    unique = []
+    for found in group.values():
+        if not any(found is seen for seen in unique):
+            unique.append(found)
+    return unique
 
 
 def tag(path, block):

@@ -24,16 +24,18 @@ REPORT_MODULES = ("numpy", "scipy", "jinja2")
 class Verdict(object):
     """What one judgement said: the benchmark names an undecided finding
     reads that more processes may decide at its point (``open``), those
-    only an unsure one reads (``unsure``: its point may yet move out of
-    the drift's reach), and how many answers are undecided and how many
-    of them more processes cannot decide."""
+    only an unsure one reads (``unsure``), how many answers are undecided
+    and how many of them more processes cannot decide, and the names each
+    undecided answer reads (``answers``)."""
 
     def __init__(self, open_names=(), undecided=0, cannot=0,
-                 unsure_names=()):
+                 unsure_names=(), answers=()):
         self.open = set(open_names)
         self.unsure = set(unsure_names)
         self.undecided = undecided
         self.cannot = cannot
+        # The names each undecided answer reads: its partners.
+        self.answers = [list(names) for names in answers]
 
 
 def _has_report_side():
@@ -87,7 +89,8 @@ class Judge(object):
         if "error" in told:
             return self._fail(told["error"])
         return Verdict(told["open"], told["undecided"], told["cannot"],
-                       told.get("unsure", ()))
+                       told.get("unsure", ()),
+                       [answer[-1] for answer in told.get("answers", ())])
 
     def _fail(self, why):
         self.failed = why

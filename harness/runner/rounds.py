@@ -138,12 +138,12 @@ def spend(store, design, deadline, judge=None, say=None):
 def _spend(store, design, deadline, judge, say):
     outcome = Outcome()
     number = store.rounds_done()
-    steps, limited, needed = [], [], {}
+    steps, limited, needed, partners = [], [], {}, []
     while True:
         # No judgement is worth its seconds once the budget is spent; the
         # last one still says which benchmarks stopped for the budget.
         if time.time() < deadline:
-            needed = _judged(store, judge, outcome)
+            needed, partners = _judged(store, judge, outcome)
         steps, limited = _wanted(store, design, needed, outcome.failed)
         if not steps:
             outcome.ended = "every answer narrow or decided"
@@ -160,7 +160,7 @@ def _spend(store, design, deadline, judge, say):
         chosen = [step for step in chosen if step.tier == first]
         number += 1
         measured, read_busy = _round(store, chosen, number, needed,
-                                     deadline, outcome, say)
+                                     partners, deadline, outcome, say)
         outcome.rounds += 1
         store.round_done(number)
         if measured and read_busy * 2 > measured:
@@ -178,25 +178,28 @@ def _spend(store, design, deadline, judge, say):
 
 
 def _judged(store, judge, outcome):
-    """{name: OPEN or UNSURE} of the benchmarks an undecided finding
-    reads, from the judge."""
+    """({name: OPEN or UNSURE} of the benchmarks an undecided finding
+    reads, [sets of names measured side by side]), from the judge."""
     if judge is None:
-        return {}
+        return {}, []
     outcome.judged = True
     verdict = judge(store.snapshot())
     if verdict is None:
         outcome.judge_failed = judge.failed
-        return {}
+        return {}, []
     outcome.undecided, outcome.cannot = verdict.undecided, verdict.cannot
     needed = dict((name, UNSURE) for name in verdict.unsure)
     needed.update((name, OPEN) for name in verdict.open)
-    return needed
+    return needed, blocks.partner_groups(verdict.answers)
 
 
-def _round(store, chosen, number, needed, deadline, outcome, say):
-    """Measure ``chosen`` in blocks (gilbench.runner.blocks): block j
-    holds one worker process of each step adding j or more, in a fresh
-    random order; (measured, of them busy)."""
+def _round(store, chosen, number, needed, partners, deadline, outcome,
+           say):
+    """Measure ``chosen`` in blocks (gilbench.runner.blocks): the j-th
+    block of each group of ``partners`` (sets of names; a benchmark in
+    none is a group of its own) holds one worker process of each of its
+    steps adding j or more, back to back in a fresh random order, the
+    groups too in a random order; (measured, of them busy)."""
     measured = read_busy = 0
     if say:
         say("round %d: up to %d more worker processes for %d benchmarks "
@@ -204,9 +207,12 @@ def _round(store, chosen, number, needed, deadline, outcome, say):
                 number, sum(step.add for step in chosen), len(chosen),
                 sum(step.cost for step in chosen), deadline - time.time()))
     looked = set()  # the benchmarks this round counted a look for
+    group = _grouping(store, chosen, partners)
     for j in range(max(step.add for step in chosen)):
-        block = blocks.named(store.token, "r%d.%d" % (number, j + 1))
-        for step in blocks.shuffled(s for s in chosen if s.add > j):
+        for step in blocks.grouped([s for s in chosen if s.add > j],
+                                   lambda s: group[s.index]):
+            block = blocks.named(store.token, "r%d.%d.%d" % (
+                number, j + 1, group[step.index]))
             if time.time() + step.cost / step.add > deadline:
                 continue
             runs, why = store.measure(step.index, 1, step.values,
@@ -226,6 +232,17 @@ def _round(store, chosen, number, needed, deadline, outcome, say):
             outcome.processes += 1
             outcome.extended.add(step.index)
     return measured, read_busy
+
+
+def _grouping(store, chosen, partners):
+    """{step index: the number of its group of ``partners``}, a group of
+    its own where no set of partners names it."""
+    group = {}
+    for step in chosen:
+        name = store.benchmarks[step.index].name
+        found = [k for k, names in enumerate(partners) if name in names]
+        group[step.index] = found[0] if found else len(partners) + step.index
+    return group
 
 
 def _stops(store, outcome, steps, limited):

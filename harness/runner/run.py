@@ -222,7 +222,8 @@ def _run_all(benchmarks, design, args, pyperf_options, book, done, clock,
                   if i not in done and b.name not in skipped])
     shown = progress.Progress(len(benchmarks), quiet=args.quiet)
     block = blocks.named(run_token, "1")
-    for index in blocks.shuffled(range(len(benchmarks))):
+    for index in blocks.grouped(range(len(benchmarks)),
+                                lambda i: benchmarks[i].spec.family):
         bench = benchmarks[index]
         if index in done:
             continue
@@ -261,8 +262,9 @@ def _later_blocks(benchmarks, design, args, pyperf_options, book, done,
     most = max([sizing.processes for sizing in wanted.values()] + [1])
     for k in range(2, most + 1):
         block = blocks.named(store.token, str(k))
-        for index in blocks.shuffled(i for i, sizing in wanted.items()
-                                     if sizing.processes >= k):
+        for index in blocks.grouped(
+                [i for i, sizing in wanted.items() if sizing.processes >= k],
+                lambda i: benchmarks[i].spec.family):
             if len(store.measured()[index]) >= k:
                 continue
             runs, why = store.measure(index, 1, wanted[index].values,

@@ -108,7 +108,8 @@ class FakeJudge(object):
 
     def __call__(self, path):
         open_, unsure = self._waiting(self.names), self._waiting(self.unsure)
-        return judging.Verdict(open_, len(open_) + len(unsure), 0, unsure)
+        return judging.Verdict(open_, len(open_) + len(unsure), 0, unsure,
+                               [open_] if open_ else [])
 
 
 def _processes(store, name):
@@ -268,9 +269,12 @@ def test_a_round_measures_in_blocks_of_one_process_each():
     judge = FakeJudge(store, {"a", "b"}, until=4)
     rounds.spend(store, designs.Design(), time.time() + 60, judge)
     assert all(processes == 1 for processes in store.processes_asked)
-    # Both benchmarks in each of round 1's blocks, one look each round.
+    # Partners (one answer reads both) share each of round 1's blocks,
+    # measured back to back; one look each round.
     assert store.blocks[0][:2] == store.blocks[1][:2] == [
-        "test.r1.1", "test.r1.2"]
+        "test.r1.1.0", "test.r1.2.0"]
+    order = [name for _, name in store.measured_in]
+    assert sorted(order[:2]) == sorted(order[2:4]) == ["a", "b"]
     assert store.states[0]["looks"] == 1 + len(
         {block.split(".")[1] for block in store.blocks[0]})
 

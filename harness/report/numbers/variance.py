@@ -12,6 +12,8 @@ each worker process's mean (times vary by factors), the additive model
 is fitted by alternating trimmed means of the shifts (robust to the odd
 two-mode benchmark) and means of the mu.  A block with fewer than
 MIN_BLOCK_RECORDS of the family's benchmarks has no shift of its own.
+A block with two is a pair: its shift leaves each their half of the
+paired difference, so a pair's ratio draws what pairs varied by.
 
 Two spreads come out of it:
 
@@ -50,8 +52,9 @@ import numpy
 from gilbench.model.resultformat import INTERPRETER
 
 # A block needs this many of a family's benchmarks for a shift of its own:
-# with fewer, the shift would soak up their residuals.
-MIN_BLOCK_RECORDS = 3
+# two partners measured back to back are a pair, whose shift is their
+# paired difference's business (each shift costs a degree of freedom).
+MIN_BLOCK_RECORDS = 2
 ITERATIONS = 20
 # The share of a block's benchmarks cut at each end before its shift is
 # their mean (scipy.stats.trim_mean): a two-mode benchmark does not move
