@@ -77,6 +77,9 @@ FIRST_VALUES = 2
 FIRST_WARMUPS = {"PyPy": 1}
 CONCURRENT_WARMUPS = 1
 FIRST_MIN_TIME = 0.01
+# Processes that agree beyond their values' scatter are believed from
+# this many on: fewer agree by chance as often as not.
+AGREEING_PROCESSES = 4
 # A benchmark never gets more worker processes than this, nor a round
 # more values per process.
 MOST_PROCESSES = 16
@@ -567,6 +570,10 @@ def next_round(groups, costs, processes_so_far, target=TARGET):
     re-estimates the spread), within MOST_PROCESSES."""
     t1, t2 = components(groups)
     values = optimal_values(t1, t2, costs)
+    if not t2 and len(groups) < AGREEING_PROCESSES:
+        # A few blocks' processes that happen to agree: each block is a
+        # program of its own, whose layout the next may not share.
+        values = min(values, FIRST_VALUES)
     spread = (t2 or 0.0) + (t1 or 0.0) / values
     needed = int(math.ceil(spread / target ** 2)) - processes_so_far
     add = min(max(needed, 2), max(processes_so_far, 2),

@@ -235,7 +235,7 @@ CELL_KEYS = {
     "scaling": ("over", "baseline", "scaled"),
 }
 # Keys a cell kind gained later: files written before lack them.
-OPTIONAL_CELL_KEYS = {"crossover": ("rises",)}
+OPTIONAL_CELL_KEYS = {"crossover": ("rises",), "recorded": ("bounds",)}
 CELL_KINDS = tuple(sorted(CELL_KEYS))
 FINDING_KEYS = ("question", "cell", "at")
 

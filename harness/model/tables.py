@@ -59,11 +59,20 @@ def throughput(unit="ops"):
     return {"kind": "throughput", "unit": unit}
 
 
-def recorded(key, unit=""):
+def recorded(key, unit="", bounds=None):
     """A number the case recorded per run with ``gilbench.api.record`` (peak
     memory, per-role throughput, errors...): its mean over the measured
-    runs, with ``unit`` after it; "n/a: not recorded" where absent."""
-    return {"kind": "recorded", "key": key, "unit": unit}
+    runs, with ``unit`` after it; "n/a: not recorded" where absent.
+
+    ``bounds``: (low, high) of a bounded index (a share, Jain's index),
+    each a number or "1/AXIS" (one over the benchmark's value of a count
+    axis: Jain's index over N threads is at least 1/N).  Its interval
+    then lies within them (gilbench.report.numbers.intervals.bounded)."""
+    cell = {"kind": "recorded", "key": key, "unit": unit}
+    if bounds is not None:  # absent otherwise: older files read the same
+        low, high = bounds
+        cell["bounds"] = [low, high]
+    return cell
 
 
 def crossover(along, over, numerator, denominator, fallback=None, unit="",

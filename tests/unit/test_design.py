@@ -258,10 +258,14 @@ def test_where_processes_disagree_more_processes_of_few_values():
     assert values == 1
     assert added == 4  # at most as many again: the spread is re-read
     # Where processes agree beyond their values' scatter, values are
-    # cheaper: the most of them, and two more processes.
+    # cheaper: the most of them, and two more processes -- once enough
+    # processes agree; two that do may be chance (each is a block, a
+    # program of its own): no more values than a first look's.
     scattered = [[100.0, 130.0, 80.0], [95.0, 120.0, 110.0]]
     assert designs.next_round(scattered, (0.02, 0.5), 2) == (
-        2, designs.MOST_VALUES)
+        2, designs.FIRST_VALUES)
+    assert designs.next_round(scattered * 2, (0.02, 0.5), 4) == (
+        4, designs.MOST_VALUES)
 
 
 def test_the_optimal_values_follow_the_costs():

@@ -143,3 +143,27 @@ def test_the_same_within_the_margin_is_a_verdict():
     assert intervals.decided((0.85, 1.05)) == (False, None)
     assert intervals.decided((0.97, 1.04), margin=0.03) == (False, None)
     assert intervals.same_within(None) is None
+
+
+def test_a_bounded_index_keeps_its_interval_within_its_bounds():
+    """Jain's index over 2 threads lies in [0.5, 1]: two runs that
+    disagree give a wide interval, never one past the bounds."""
+    from gilbench.report.kinds.recorded import bounds_of, recorded_draws
+    fair = Record("f", {"family": "lock", INTERPRETER: "CPython 3.13t",
+                        "threads": 2}, mean=1e-3, values=(1e-3, 1e-3),
+                  run_values=((1e-3,), (1e-3,)),
+                  recorded_runs={"fairness": (0.62, 0.99)})
+    spec = {"kind": "recorded", "key": "fairness", "unit": "",
+            "bounds": ["1/threads", 1]}
+    assert bounds_of(spec, fair) == (0.5, 1.0)
+    low, high = intervals.bounds(recorded_draws(spec, fair))
+    assert 0.5 <= low < 0.62 and 0.99 < high <= 1.0
+    steady = Record("s", fair.dims, mean=1e-3, values=(1e-3,) * 4,
+                    run_values=((1e-3,),) * 4,
+                    recorded_runs={"fairness": (0.98, 0.99, 0.985, 0.99)})
+    low, high = intervals.bounds(recorded_draws(spec, steady))
+    assert 0.97 < low < 0.985 and high <= 1.0
+    # Unbounded, the same two runs reach far past 1 (t at 1 df).
+    plain = dict(spec)
+    del plain["bounds"]
+    assert intervals.bounds(recorded_draws(plain, fair))[1] > 1.5

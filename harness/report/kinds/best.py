@@ -4,6 +4,7 @@ from __future__ import annotations
 from gilbench.report.data.records import Cell
 from gilbench.report.kinds.base import Judged, interval_text
 from gilbench.report.kinds.efficiency import Efficiency
+from gilbench.report.kinds.recorded import recorded_draws
 from gilbench.report.numbers import cells, intervals
 from gilbench.report.numbers.cells import NOT_RUN, spaced
 
@@ -57,8 +58,7 @@ class Best(Judged):
             number = record.recorded.get(of["key"])
             if number is None:
                 return None
-            runs = record.recorded_runs.get(of["key"], ())
-            return number, intervals.SHARED.means(record, runs)
+            return number, recorded_draws(of, record)
         ops = record.ops_per_loop if of["per_op"] else 1
         return (record.mean / ops, None if means is None else means / ops)
 

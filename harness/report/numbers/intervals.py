@@ -56,6 +56,9 @@ MIN_VALUES = 2
 # (gilbench.model.findings): within it both ways, two numbers are "the
 # same".
 MARGIN = 0.10
+# How near a bound a bounded index's run counts as, on its 0-1 scale (a
+# run at the bound has no logit).
+BOUND_EDGE = 1e-3
 METHOD = ("parametric bootstrap of each benchmark's mean: its worker "
           "processes' spread once their blocks' shifts are out, moderated "
           "by its family's, as Student's t with those degrees of freedom, "
@@ -104,6 +107,29 @@ class Resampler:
                 numpy.random.default_rng(seed), mean, spread,
                 self.processes_agree, widen)
         return found
+
+
+def bounded(record, samples, low, high):
+    """RESAMPLES draws of the mean of ``samples`` (one number per run of
+    ``record``), a bounded index within [low, high]: drawn on the logit of
+    where it lies between them -- the mean of the runs' logits plus
+    Student's t with runs - 1 degrees of freedom times their standard
+    error -- and mapped back, so every draw lies within the bounds.
+    Runs at a bound count as within BOUND_EDGE of it.  None with fewer
+    than MIN_VALUES runs."""
+    data = numpy.asarray(samples, dtype=float)
+    if len(data) < MIN_VALUES or not high > low:
+        return None
+    from scipy import special
+    share = numpy.clip((data - low) / (high - low), BOUND_EDGE,
+                       1.0 - BOUND_EDGE)
+    logits = special.logit(share)
+    seed = zlib.crc32(repr((record.name, record.dims.get(INTERPRETER),
+                            tuple(data))).encode())
+    spread = float(numpy.std(logits, ddof=1)) / math.sqrt(len(data))
+    drawn = numpy.mean(logits) + spread * t_draws(
+        numpy.random.default_rng(seed), len(data) - 1)
+    return low + (high - low) * special.expit(drawn)
 
 
 def looks_factor(looks):
