@@ -70,9 +70,9 @@ class Outcome(object):
                     self.processes, len(self.extended), self.ended,
                     spent, budget)]
         if self.undecided is not None:
-            said.append("%d answers undecided, %d of them within the "
-                        "run-to-run drift (more processes cannot decide "
-                        "them)" % (self.undecided, self.cannot))
+            said.append("%d answers undecided%s" % (
+                self.undecided, ", %d of them reading no measured "
+                "benchmark" % self.cannot if self.cannot else ""))
         if self.discarded:
             said.append("%d measurements read busy and were not kept"
                         % self.discarded)

@@ -73,7 +73,7 @@ def refine(paths, budget, say=print):
     first, cannot = _undecided(results)
     asked = set().union(*first.values()) if first else set()
     say("refine: %d undecided answers more processes may decide; %d they "
-        "cannot (within the run-to-run drift)" % (len(asked), cannot))
+        "cannot (they read no measured benchmark)" % (len(asked), cannot))
     order = sorted(results, key=lambda r: r.interpreter not in first)
     extended = 0
     for position, result in enumerate(order):
