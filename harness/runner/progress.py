@@ -29,8 +29,9 @@ class Progress(object):
         self._started = None
 
     def start(self, index, name, to_run):
-        """Benchmark ``index`` (0-based) begins; ``to_run`` of all the
-        remaining ones will actually run (not n/a, not done before)."""
+        """The ``index``-th benchmark (0-based, in the run's order) begins;
+        ``to_run`` of all the remaining ones will actually run (not n/a,
+        not done before)."""
         self._started = time.time()
         if self.quiet:
             return

@@ -222,13 +222,14 @@ def _run_all(benchmarks, design, args, pyperf_options, book, done, clock,
                   if i not in done and b.name not in skipped])
     shown = progress.Progress(len(benchmarks), quiet=args.quiet)
     block = blocks.named(run_token, "1")
-    for index in blocks.grouped(range(len(benchmarks)),
-                                lambda i: benchmarks[i].spec.family):
+    order = blocks.grouped(range(len(benchmarks)),
+                           lambda i: benchmarks[i].spec.family)
+    for position, index in enumerate(order):
         bench = benchmarks[index]
         if index in done:
             continue
         book.forget_unfinished(index)
-        shown.start(index, bench.name, to_run)
+        shown.start(position, bench.name, to_run)
         reason = skipped.get(bench.name)
         state = None
         if not reason:
@@ -253,8 +254,10 @@ def _later_blocks(benchmarks, design, args, pyperf_options, book, done,
     """The first measurement's blocks after the first: block k holds one
     more worker process of each benchmark whose design asks for k or
     more, in a fresh random order.  A benchmark that has its block k (a
-    resumed run) is not measured again; one whose process fails or reads
-    busy keeps what it has."""
+    resumed run) is not measured again; one whose process fails keeps
+    what it has.  A block measured while the machine was busy is kept,
+    as the first is: it is flagged (``!``), and the rounds measure
+    more."""
     store = stores.JournalStore(benchmarks, args, pyperf_options, book, done,
                                 run_token)
     wanted = dict((index, design.first(benchmarks[index]))
@@ -272,7 +275,7 @@ def _later_blocks(benchmarks, design, args, pyperf_options, book, done,
             clock.note()
             if why is not None and not args.quiet:
                 print("%s: block %d: %s" % (benchmarks[index].name, k, why))
-            if why is None and not rounds.busy(runs):
+            if why is None:
                 store.add(index, None, decided_by=False, block=block,
                           look=False)
 

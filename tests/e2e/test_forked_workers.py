@@ -106,8 +106,11 @@ def test_fresh_workers_draw_their_own_hash_seeds(tmp_path):
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
 def test_before_fork_runs_once_in_the_program_and_forks_inherit(tmp_path):
     runs = measured_runs(tmp_path, case="workerstart.inherit.*")
-    program, = set(run["before_fork_pid"] for run in runs)
-    assert program and program not in [run["measured_by"] for run in runs]
+    programs = [run["before_fork_pid"] for run in runs]
+    # Each block is a program of its own, whose before_fork ran once,
+    # in the program, not in the worker that measured.
+    assert len(set(programs)) == len(runs) and all(programs)
+    assert not set(programs) & set(run["measured_by"] for run in runs)
 
 
 def test_fresh_workers_do_not_inherit_before_fork(tmp_path):

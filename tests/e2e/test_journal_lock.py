@@ -8,7 +8,6 @@ import pytest
 from helpers import MINIMAL_PYPERF, assert_one_line_usage_error, run_harness
 from test_journal import (
     QUICK,
-    entries,
     harness_args,
     names,
     our_processes,
@@ -77,7 +76,6 @@ def test_a_second_run_is_refused_whatever_its_flags(tmp_path, gate):
 def test_a_killed_runs_journal_is_resumed_not_refused(tmp_path, gate):
     output = tmp_path / "out.json"
     live = held_run(output, gate)
-    committed = entries(output)
     live.kill()
     live.wait()
     open(gate, "w").close()
@@ -88,7 +86,8 @@ def test_a_killed_runs_journal_is_resumed_not_refused(tmp_path, gate):
     result = run_harness(*harness_args(output, "--resume", *GATED))
     assert result.code == 0, result
     assert names(output) == ALL_GATED
-    assert len(committed) >= 1
+    # (The first block goes in a random order: the gate may come before
+    # anything is committed, so how many were is not asked.)
     assert sorted(os.listdir(str(tmp_path))) == [
         "gate", "gate.waiting", "out.json"]
     time.sleep(0.5)  # PR_SET_PDEATHSIG is asynchronous

@@ -274,11 +274,18 @@ def flagged_cells(tmp_path, gil_rsd, nogil_rsd, threads=1, cpus=2):
     return ratio, raw
 
 
+def marks(text):
+    """The marks after a cell's words, but the undecided ? (two values of
+    one process each: Student's t at 1 degree of freedom decides little)."""
+    last = text.rsplit(" ", 1)[-1]
+    return "" if last.endswith(")") else last.replace("?", "")
+
+
 @pytest.mark.parametrize("gil_rsd, nogil_rsd", [(0.06, 0.0), (0.0, 0.06),
                                                 (0.2, 0.3)])
 def test_noisy_flag_above_five_percent(tmp_path, gil_rsd, nogil_rsd):
     ratio, raw = flagged_cells(tmp_path, gil_rsd, nogil_rsd)
-    assert ratio == "2.00 (2.00us/1.00us) ~"
+    assert marks(ratio) == "~"
     assert raw.endswith(" ~") == (gil_rsd > 0.05)
 
 
@@ -286,7 +293,7 @@ def test_noisy_flag_above_five_percent(tmp_path, gil_rsd, nogil_rsd):
                                                 (0.049, 0.01)])
 def test_no_noisy_flag_below_five_percent(tmp_path, gil_rsd, nogil_rsd):
     ratio, raw = flagged_cells(tmp_path, gil_rsd, nogil_rsd)
-    assert ratio == "2.00 (2.00us/1.00us)"
+    assert ratio.startswith("2.00 (2.00us/1.00us)") and marks(ratio) == ""
     assert "~" not in raw
 
 
@@ -318,7 +325,7 @@ def test_oversubscribed_reads_concurrency_not_threads(tmp_path):
 
 def test_noisy_and_oversubscribed_together(tmp_path):
     ratio, raw = flagged_cells(tmp_path, 0.1, 0.0, threads=3, cpus=2)
-    assert ratio == "2.00 (2.00us/1.00us) ~^"
+    assert ratio.startswith("2.00 (2.00us/1.00us)") and marks(ratio) == "~^"
     assert raw.endswith(" ~^")
 
 

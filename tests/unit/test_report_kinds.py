@@ -354,7 +354,7 @@ def test_constructors_build_what_the_schema_names():
         "ratio": tables.ratio("variant", "nogil", "gil"),
         "speedup": tables.speedup("threads", 1),
         "throughput": tables.throughput(),
-        "recorded": tables.recorded("ids"),
+        "recorded": tables.recorded("ids", bounds=(0, 1)),
         "crossover": tables.crossover("work_ns", "variant", "nogil", "gil"),
         "best": tables.best("kind"),
         "efficiency": tables.efficiency("threads"),

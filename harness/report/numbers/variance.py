@@ -19,7 +19,9 @@ Two spreads come out of it:
 
 - each benchmark's *residual variance*: how far its processes disagree
   once their blocks' shifts are out, with (processes - 1) degrees of
-  freedom less the share the shifts used.  From two or three processes
+  freedom less the share the shifts used, and never below what its
+  values' scatter within processes gives (two processes agree by
+  chance).  From two or three processes
   that is rough, so it is *moderated* as limma does (Smyth, "Linear
   models and empirical Bayes methods for assessing differential
   expression", 2004): where the family's benchmarks pass Bartlett's
@@ -133,6 +135,8 @@ def own_spread(groups, blocks=None):
     logged = positive(groups)
     if len(groups) >= 2:
         variance = float(numpy.var(process_means(groups, logged), ddof=1))
+        if logged:
+            variance = max(variance, scatter(groups))
         df = len(groups) - 1
     else:
         data = numpy.log(values) if logged else numpy.asarray(values)
@@ -140,6 +144,19 @@ def own_spread(groups, blocks=None):
         df = len(values) - 1
     return Spread(variance, df, weights(groups),
                   blocks or (None,) * len(groups), logged=logged)
+
+
+def scatter(groups):
+    """The variance of a process's log mean that its values' own scatter
+    gives (their pooled variance within processes over the values a
+    process has): a floor for processes whose means agree by chance."""
+    within = [numpy.log(numpy.asarray(g, dtype=float)) for g in groups
+              if len(g) >= 2]
+    if not within:
+        return 0.0
+    pooled = (sum(float(numpy.var(g, ddof=1)) * (len(g) - 1) for g in within)
+              / sum(len(g) - 1 for g in within))
+    return pooled / (sum(len(g) for g in groups) / float(len(groups)))
 
 
 def weights(groups):
@@ -180,9 +197,11 @@ def fit_family(key, records, split=lambda record: False):
     free = sum(len(y) - 1 for y in ys)
     kept = (free - max(len(shifts) - 1, 0)) / free if free > 0 else 0.0
     own = []
-    for r in residuals:
+    for record, r in zip(records, residuals):
         df = (len(r) - 1) * kept
-        own.append((float(numpy.sum(r ** 2)) / df if df > 0 else None, df))
+        own.append((max(float(numpy.sum(r ** 2)) / df, scatter(
+            [g for g in record.run_values if len(g)])) if df > 0 else None,
+            df))
     sharing = _sharing([i for i, ((v, df), record)
                         in enumerate(zip(own, records))
                         if v and not split(record)], own)
