@@ -1,25 +1,26 @@
 """Blocks: benchmarks measured side by side, so that what the machine
 does over minutes is in every one of them and a ratio cancels it.
 
-A block is one worker process of each benchmark it holds, measured one
-after another in a fresh random order (Abedi and Brecht, "Conducting
-Repeatable Experiments in Highly Variable Cloud Computing Environments",
-ICPE 2017: randomized multiple interleaved trials; Bulej et al., "Duet
-Benchmarking", 2020: side by side in time).  A run's first measurement
-of every benchmark is its first blocks -- as many as the design's
-processes, the first calibrating each benchmark's loops -- each a pass
-over the benchmarks family by family (a family's are shuffled and kept
-together: the partners of its answers are seconds apart, not minutes).
-Each round of the rounds (gilbench.runner.rounds) measures what it chose
-in blocks of partners: the benchmarks that undecided answers read
-together, back to back.  Each run says its block in ``gilbench_block``
-(resultformat.BLOCK_KEY): the run's token and the block's label, so two
-runs' blocks never share a name.  The report takes each block's shift
-out and draws it shared (gilbench.report.numbers.variance).
+A block is one worker process of each benchmark it holds, each a program
+of its own (Abedi and Brecht, ICPE 2017: randomized multiple interleaved
+trials; Bulej et al., "Duet Benchmarking", 2020).  A run's first
+measurement of every benchmark is its first blocks -- as many as the
+design's processes, the first calibrating each benchmark's loops -- each
+a pass in the order the families register their benchmarks, which puts a
+question's partners next to each other: programs forked from the runner
+one after another share more of its state and of the machine's than
+programs a shuffle puts apart (docs/reading.rst, "Intervals", has the
+figures).  Each round (gilbench.runner.rounds) measures what it chose in
+blocks of partners -- the benchmarks undecided answers read together --
+back to back, in a fresh random order.  Each run says its block in
+``gilbench_block`` (resultformat.BLOCK_KEY): the run's token and the
+block's label, so two runs' blocks never share a name.  The report takes
+each block's shift out and draws it shared
+(gilbench.report.numbers.variance).
 
-The order comes from the runner's own ``random`` (seeded by the
-interpreter from the OS at its start; the benchmark programs are forks
-that re-seed theirs, gilbench.measure.forking).
+A round's order comes from the runner's own ``random`` (seeded from the
+OS at its start; the benchmark programs are forks that re-seed theirs,
+gilbench.measure.forking).
 """
 import binascii
 import os

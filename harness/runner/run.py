@@ -215,15 +215,14 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock,
 def _run_all(benchmarks, design, args, pyperf_options, book, done, clock,
              run_token):
     """Run the first block of what ``done`` (the journal's entries,
-    updated in place) lacks, in a fresh random order
-    (gilbench.runner.blocks)."""
+    updated in place) lacks, in the registry's order, partners side by
+    side (gilbench.runner.blocks)."""
     skipped = availability(benchmarks)
     to_run = len([i for i, b in enumerate(benchmarks)
                   if i not in done and b.name not in skipped])
     shown = progress.Progress(len(benchmarks), quiet=args.quiet)
     block = blocks.named(run_token, "1")
-    order = blocks.grouped(range(len(benchmarks)),
-                           lambda i: benchmarks[i].spec.family)
+    order = range(len(benchmarks))
     for position, index in enumerate(order):
         bench = benchmarks[index]
         if index in done:
@@ -253,11 +252,11 @@ def _later_blocks(benchmarks, design, args, pyperf_options, book, done,
                   clock, run_token):
     """The first measurement's blocks after the first: block k holds one
     more worker process of each benchmark whose design asks for k or
-    more, in a fresh random order.  A benchmark that has its block k (a
-    resumed run) is not measured again; one whose process fails keeps
-    what it has.  A block measured while the machine was busy is kept,
-    as the first is: it is flagged (``!``), and the rounds measure
-    more."""
+    more, in the registry's order, as the first.  A benchmark that has
+    its block k (a resumed run) is not measured again; one whose process
+    fails keeps what it has.  A block measured while the machine was busy
+    is kept, as the first is: it is flagged (``!``), and the rounds
+    measure more."""
     store = stores.JournalStore(benchmarks, args, pyperf_options, book, done,
                                 run_token)
     wanted = dict((index, design.first(benchmarks[index]))
@@ -265,9 +264,8 @@ def _later_blocks(benchmarks, design, args, pyperf_options, book, done,
     most = max([sizing.processes for sizing in wanted.values()] + [1])
     for k in range(2, most + 1):
         block = blocks.named(store.token, str(k))
-        for index in blocks.grouped(
-                [i for i, sizing in wanted.items() if sizing.processes >= k],
-                lambda i: benchmarks[i].spec.family):
+        for index in sorted(i for i, sizing in wanted.items()
+                            if sizing.processes >= k):
             if len(store.measured()[index]) >= k:
                 continue
             runs, why = store.measure(index, 1, wanted[index].values,

@@ -73,10 +73,7 @@ ALONE_NOTE = ("Read alone, not against a benchmark measured beside it, a "
 class Resampler:
     """Drawn means of records, drawn once per record and kept."""
 
-    def __init__(self, processes_agree=False, correct_looks=True):
-        # What any number of worker processes could at best give: their
-        # spread and their blocks' shifts gone (gilbench judge asks).
-        self.processes_agree = processes_agree
+    def __init__(self, correct_looks=True):
         # Off only to measure what the correction for looks does
         # (bench/design_time.py).
         self.correct_looks = correct_looks
@@ -104,8 +101,7 @@ class Resampler:
                      if self.correct_looks else 1.0)
             mean = float(numpy.mean([v for g in groups for v in g]))
             found = self._means[identity] = _drawn_means(
-                numpy.random.default_rng(seed), mean, spread,
-                self.processes_agree, widen)
+                numpy.random.default_rng(seed), mean, spread, widen)
         return found
 
 
@@ -251,21 +247,19 @@ def judge_splits(many):
             _SPLITS[key] = bool(pvalue < SPLIT_P)
 
 
-def _drawn_means(generator, mean, spread, processes_agree=False,
-                 widen=1.0):
+def _drawn_means(generator, mean, spread, widen=1.0):
     """``mean`` times exp(t x its standard deviation + its blocks'
     shifts), or plus t x its standard deviation where ``spread`` is not
     logged (a recorded figure that can be 0 or negative).  ``widen``: a
     factor on its own standard deviation (the correction for looks)."""
-    if processes_agree:
-        return numpy.full(RESAMPLES, mean)
-    # Both parts clipped where a t (or a shift's scale) from about one
-    # degree of freedom would overflow: e^30 is as "too noisy to tell" as
-    # any larger number, and a shift clipped alike still cancels.
-    own = numpy.clip(widen * math.sqrt(spread.mean_variance)
-                     * t_draws(generator, spread.df), -30.0, 30.0)
+    own = widen * math.sqrt(spread.mean_variance) * t_draws(generator,
+                                                             spread.df)
     if not spread.logged:
         return mean + own
+    # Both logs clipped where a t (or a shift's scale) from about one
+    # degree of freedom would overflow: e^30 is as "too noisy to tell" as
+    # any larger number, and a shift clipped alike still cancels.
+    own = numpy.clip(own, -30.0, 30.0)
     shifts = numpy.zeros(RESAMPLES)
     if spread.shift_sd > 0:
         for weight, block in zip(spread.weights, spread.blocks):
