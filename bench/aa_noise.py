@@ -41,6 +41,19 @@ def run(family, output, extra):
     return time.time() - started
 
 
+def series_parser(doc, runs):
+    """The options every series of runs takes (``--runs``, default
+    ``runs``; ``--runs-dir``, ``--python``, ``--json``; the run's own
+    options after ``--``), described by ``doc``'s first line."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--runs-dir")
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--json", help="write the figures here too")
+    parser.add_argument("run_options", nargs="*")
+    return parser
+
+
 def runs_directory(given, prefix):
     """Where a series of runs keeps its files: ``given`` (made if need
     be; runs already there are reused), else a new temporary directory."""

@@ -24,7 +24,6 @@ default; a run already there is reused).
 """
 from __future__ import print_function
 
-import argparse
 import itertools
 import json
 import os
@@ -32,7 +31,7 @@ import subprocess
 import sys
 import time
 
-from aa_noise import runs_directory
+from aa_noise import runs_directory, series_parser
 
 
 def run(python, output, options):
@@ -193,15 +192,10 @@ def processes_of(path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--runs-dir")
-    parser.add_argument("--python", default=sys.executable)
-    parser.add_argument("--json", help="write the figures here too")
+    parser = series_parser(__doc__, runs=3)
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a family's share is UNDER or "
                         "OVER what the method predicts")
-    parser.add_argument("run_options", nargs="*")
     args = parser.parse_args()
     if args.runs < 2:
         parser.error("--runs must be 2 or more")

@@ -25,7 +25,6 @@ The result files stay in ``--runs-dir`` (a run already there is reused).
 """
 from __future__ import print_function
 
-import argparse
 import itertools
 import json
 import os
@@ -34,7 +33,7 @@ import subprocess
 import sys
 import time
 
-from aa_noise import runs_directory
+from aa_noise import runs_directory, series_parser
 from coverage import compare_pair, derived_cells, side
 
 FIXED, ADAPTIVE = "fixed", "adaptive"
@@ -126,13 +125,8 @@ def _percent(pair):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--runs-dir")
-    parser.add_argument("--python", default=sys.executable)
+    parser = series_parser(__doc__, runs=3)
     parser.add_argument("--reference", action="store_true")
-    parser.add_argument("--json", help="write the figures here too")
-    parser.add_argument("run_options", nargs="*")
     args = parser.parse_args()
     if args.runs < 2:
         parser.error("--runs must be 2 or more")

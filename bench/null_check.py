@@ -15,13 +15,12 @@ different in more than 5% of the runs plus one.
 """
 from __future__ import print_function
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 
-from aa_noise import runs_directory
+from aa_noise import runs_directory, series_parser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "null_cases.py")
@@ -52,12 +51,7 @@ def verdicts(path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=40)
-    parser.add_argument("--runs-dir")
-    parser.add_argument("--python", default=sys.executable)
-    parser.add_argument("--json", help="write the counts here too")
-    parser.add_argument("run_options", nargs="*")
+    parser = series_parser(__doc__, runs=40)
     args = parser.parse_args()
     directory = runs_directory(args.runs_dir, "gilbench-null-")
     counts = {}
