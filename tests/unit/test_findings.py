@@ -486,6 +486,32 @@ def test_a_best_of_with_a_failed_member_names_the_failure(tmp_path):
     assert cell.missing and cell.text == "failed: worker killed by SIGSEGV"
 
 
+def test_a_best_of_whose_rival_is_na_is_na_with_its_reason(tmp_path):
+    question = "fairer of gil and nogil?"
+    reason = "n/a: PyMutex is public from CPython 3.13 (this is 3.11)"
+    cell = answers(tmp_path, [finding(question, best(
+        over="variant", among=["gil", "nogil"]))],
+        [(call("gil"), spread(1.0e-6, 0.01))],
+        missing=[(call("nogil"), reason)])[question]
+    assert cell.missing and cell.text == reason
+    # With no rival declared or recorded at all, the one measured wins
+    # nothing either way.
+    alone = answers(tmp_path / "alone", [finding(question, best(
+        over="variant"))], [(call("gil"), spread(1.0e-6, 0.01))])[question]
+    assert alone.text == "gil (only one measured)"
+
+
+def test_a_best_of_inside_the_margin_is_a_tie(tmp_path):
+    question = "fastest variant?"
+    cell = answers(tmp_path, [finding(question, best(over="variant"))],
+                   [(call("gil"), spread(1.00e-6, 0.002, count=8)),
+                    (call("nogil"), spread(1.02e-6, 0.002, count=8))]
+                   )[question]
+    assert cell.same is not None and not cell.significant
+    assert plain(cell.text).startswith("gil and nogil tied (within ")
+    assert cell.brief == "tied" and "=" in cell.flags
+
+
 @pytest.mark.e2e
 def test_a_user_family_reading_the_ceiling_measures_it_too(tmp_path):
     module = os.path.join(FIXTURES, "ceiling_user_cases.py")
