@@ -58,6 +58,7 @@ from gilbench.model.resultformat import INTERPRETER
 # paired difference's business (each shift costs a degree of freedom).
 MIN_BLOCK_RECORDS = 2
 ITERATIONS = 20
+CONVERGED = 1e-6  # log units: a ten-thousandth of a percent
 # The share of a block's benchmarks cut at each end before its shift is
 # their mean (scipy.stats.trim_mean): a two-mode benchmark does not move
 # the block; a median would leave its middle benchmark no residual.
@@ -234,27 +235,42 @@ def fit_family(key, records, split=lambda record: False):
 
 def _shifts(ys, blocks):
     """{block: its shift} of the blocks with MIN_BLOCK_RECORDS records,
-    centred on their mean."""
+    centred on their mean; alternating until the shifts move by less than
+    CONVERGED (or ITERATIONS times)."""
     members = {}
     for index, bl in enumerate(blocks):
         for k, block in enumerate(bl):
             members.setdefault(block, []).append((index, k))
-    shared = {b: m for b, m in members.items()
+    shared = {b: (numpy.array([i for i, _ in m]),
+                  numpy.array([ys[i][k] for i, k in m]))
+              for b, m in members.items()
               if len({i for i, _ in m}) >= MIN_BLOCK_RECORDS}
     shifts = dict.fromkeys(shared, 0.0)
     if not shared:
         return shifts
-    from scipy import stats
-    mus = [numpy.mean(y) for y in ys]
+    mus = numpy.array([numpy.mean(y) for y in ys])
     for _ in range(ITERATIONS):
-        for block, m in shared.items():
-            shifts[block] = float(stats.trim_mean(
-                [ys[i][k] - mus[i] for i, k in m], TRIM))
-        centre = numpy.mean(list(shifts.values()))
-        shifts = {b: s - centre for b, s in shifts.items()}
-        mus = [numpy.mean(y - [shifts.get(b, 0.0) for b in bl])
-               for y, bl in zip(ys, blocks)]
+        moved = dict((block, trimmed_mean(values - mus[rows]))
+                     for block, (rows, values) in shared.items())
+        centre = numpy.mean(list(moved.values()))
+        moved = dict((b, v - centre) for b, v in moved.items())
+        change = max(abs(moved[b] - shifts[b]) for b in moved)
+        shifts = moved
+        mus = numpy.array([numpy.mean(y - [shifts.get(b, 0.0) for b in bl])
+                           for y, bl in zip(ys, blocks)])
+        if change < CONVERGED:
+            break
     return shifts
+
+
+def trimmed_mean(values):
+    """The mean of ``values`` less TRIM of them at each end, as
+    scipy.stats.trim_mean cuts (int(TRIM x n) each side), in numpy: the
+    fit calls it thousands of times, where scipy's wrapper costs more than
+    the sort."""
+    ordered = numpy.sort(values)
+    cut = int(TRIM * len(ordered))
+    return float(numpy.mean(ordered[cut:len(ordered) - cut]))
 
 
 def _sharing(candidates, own):
