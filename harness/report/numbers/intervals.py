@@ -166,10 +166,15 @@ def block_shift(spread, block):
         scale = _SCALES[key] = spread.shift_sd * numpy.sqrt(
             spread.shift_df / generator.chisquare(spread.shift_df,
                                                   RESAMPLES))
-    return scale * shift((spread.family, block), 1.0)
+    unit = _UNITS.get((spread.family, block))
+    if unit is None:
+        unit = _UNITS[(spread.family, block)] = shift((spread.family, block),
+                                                      1.0)
+    return scale * unit
 
 
-_SCALES = {}
+_SCALES = {}  # a family's shift scale draws, by (family, sd, df)
+_UNITS = {}  # a block's standard normal draws, by (family, block)
 
 
 def t_draws(generator, df):

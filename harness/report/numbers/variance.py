@@ -241,26 +241,32 @@ def _shifts(ys, blocks):
     for index, bl in enumerate(blocks):
         for k, block in enumerate(bl):
             members.setdefault(block, []).append((index, k))
-    shared = {b: (numpy.array([i for i, _ in m]),
-                  numpy.array([ys[i][k] for i, k in m]))
-              for b, m in members.items()
-              if len({i for i, _ in m}) >= MIN_BLOCK_RECORDS}
-    shifts = dict.fromkeys(shared, 0.0)
-    if not shared:
-        return shifts
-    mus = numpy.array([numpy.mean(y) for y in ys])
+    names = [b for b, m in members.items()
+             if len({i for i, _ in m}) >= MIN_BLOCK_RECORDS]
+    if not names:
+        return {}
+    # Flat arrays: each process's log mean, its record, its block's
+    # position among the shared ones (len(names): none).
+    position = dict((b, n) for n, b in enumerate(names))
+    flat = numpy.concatenate(ys)
+    rows = numpy.concatenate([numpy.full(len(y), i) for i, y in
+                              enumerate(ys)])
+    where = numpy.array([position.get(b, len(names)) for bl in blocks
+                         for b in bl])
+    sizes = numpy.bincount(rows, minlength=len(ys))
+    chosen = [numpy.flatnonzero(where == n) for n in range(len(names))]
+    shifts = numpy.zeros(len(names) + 1)
+    mus = numpy.bincount(rows, flat, len(ys)) / sizes
     for _ in range(ITERATIONS):
-        moved = dict((block, trimmed_mean(values - mus[rows]))
-                     for block, (rows, values) in shared.items())
-        centre = numpy.mean(list(moved.values()))
-        moved = dict((b, v - centre) for b, v in moved.items())
-        change = max(abs(moved[b] - shifts[b]) for b in moved)
-        shifts = moved
-        mus = numpy.array([numpy.mean(y - [shifts.get(b, 0.0) for b in bl])
-                           for y, bl in zip(ys, blocks)])
+        residual = flat - mus[rows]
+        moved = numpy.array([trimmed_mean(residual[c]) for c in chosen])
+        moved -= moved.mean()
+        change = float(numpy.max(numpy.abs(moved - shifts[:-1])))
+        shifts[:-1] = moved
+        mus = numpy.bincount(rows, flat - shifts[where], len(ys)) / sizes
         if change < CONVERGED:
             break
-    return shifts
+    return dict(zip(names, (float(v) for v in shifts[:-1])))
 
 
 def trimmed_mean(values):
@@ -280,18 +286,16 @@ def _sharing(candidates, own):
     from scipy import stats
     kept = list(candidates)
     while len(kept) >= 3:
-        total = sum(own[i][1] for i in kept)
-        pooled = sum(own[i][0] * own[i][1] for i in kept) / total
-
-        def excess(i):
-            rest = total - own[i][1]
-            others = (pooled * total - own[i][0] * own[i][1]) / rest
-            return own[i][0] / others / stats.f.ppf(OWN_QUANTILE,
-                                                     own[i][1], rest)
-        worst = max(kept, key=excess)
-        if excess(worst) <= 1:
+        variances = numpy.array([own[i][0] for i in kept])
+        dfs = numpy.array([own[i][1] for i in kept])
+        total = dfs.sum()
+        rest = total - dfs
+        others = ((variances * dfs).sum() - variances * dfs) / rest
+        excess = variances / others / stats.f.ppf(OWN_QUANTILE, dfs, rest)
+        worst = int(numpy.argmax(excess))
+        if excess[worst] <= 1:
             break
-        kept.remove(worst)
+        del kept[worst]
     return kept
 
 
