@@ -26,9 +26,8 @@ One object owns sizing, and the run, ``gilbench extend`` (and so
 
 Both designs measure in *blocks* (gilbench.runner.blocks): each of a
 measurement's worker processes is a block of its own, one process of
-every benchmark in a fresh random order, so a ratio's two sides are
-measured side by side and what the machine did meanwhile cancels
-(gilbench.report.numbers.variance).
+every benchmark, partners side by side, so what the machine did
+meanwhile cancels in a ratio (gilbench.report.numbers.variance).
 
 Stopping on an interval's *width* needs no correction; stopping an
 answer once it is *significant* does (about 20% false decisions instead

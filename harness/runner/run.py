@@ -222,13 +222,11 @@ def _run_all(benchmarks, design, args, pyperf_options, book, done, clock,
                   if i not in done and b.name not in skipped])
     shown = progress.Progress(len(benchmarks), quiet=args.quiet)
     block = blocks.named(run_token, "1")
-    order = range(len(benchmarks))
-    for position, index in enumerate(order):
-        bench = benchmarks[index]
+    for index, bench in enumerate(benchmarks):
         if index in done:
             continue
         book.forget_unfinished(index)
-        shown.start(position, bench.name, to_run)
+        shown.start(index, bench.name, to_run)
         reason = skipped.get(bench.name)
         state = None
         if not reason:

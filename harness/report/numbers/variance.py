@@ -125,7 +125,7 @@ def process_means(groups, logged):
     return numpy.log(means) if logged else means
 
 
-def own_spread(groups, blocks=None):
+def own_spread(groups):
     """A Spread from ``groups`` (values per process) alone: their process
     means' variance with processes - 1 degrees of freedom; from one
     process, its values' variance over their number, with values - 1."""
@@ -143,8 +143,8 @@ def own_spread(groups, blocks=None):
         data = numpy.log(values) if logged else numpy.asarray(values)
         variance = float(numpy.var(data, ddof=1)) / len(values)
         df = len(values) - 1
-    return Spread(variance, df, weights(groups),
-                  blocks or (None,) * len(groups), logged=logged)
+    return Spread(variance, df, weights(groups), (None,) * len(groups),
+                  logged=logged)
 
 
 def scatter(groups):
