@@ -48,27 +48,33 @@ class StartGate(object):
 
 
 class FanOutResult(object):
-    def __init__(self, wall, cpu_seconds, controller_wall, returns):
+    def __init__(self, wall, cpu_seconds, controller_wall, returns,
+                 probes=()):
         self.wall = wall
         self.returns = returns  # what each thread's work(loops) returned
+        self.probes = probes  # what each thread's ``probe()`` returned
         # CPU time of the whole process over the timed region divided by its
         # wall time: 1.0 is one busy core, 2.0 two (a "200%" in top).
         self.cpu_utilisation = (cpu_seconds / controller_wall
                                 if controller_wall > 0 else 0.0)
 
 
-def run_threads(work, nthreads, loops, pin=None):
+def run_threads(work, nthreads, loops, pin=None, probe=None):
     """Call ``work(loops)`` in ``nthreads`` threads; return a FanOutResult
     (with what each call returned, in thread order).
 
     ``pin`` (a gilbench.measure.pinning.Pinning): each thread pins itself to
-    its CPU before it parks.  An exception in any thread (pinning included) is
-    re-raised here after all have finished.
+    its CPU before it parks.  ``probe``: each thread calls it once pinned,
+    one thread at a time (on a GIL build they would time each other), before
+    it parks.  An exception in any thread (pinning included) is re-raised
+    here after all have finished.
     """
     gate = StartGate(nthreads)
     starts = [None] * nthreads
     ends = [None] * nthreads
     returns = [None] * nthreads
+    probes = [None] * nthreads
+    one_at_a_time = threading.Lock()
     errors = []
 
     def body(index):
@@ -80,6 +86,9 @@ def run_threads(work, nthreads, loops, pin=None):
         except BaseException as exc:  # still arrive, or the gate never opens
             errors.append(exc)
             pinned = False
+        if probe is not None and pinned:
+            with one_at_a_time:
+                probes[index] = probe()
         gate.arrive_and_wait()
         starts[index] = perf_counter()
         try:
@@ -103,4 +112,5 @@ def run_threads(work, nthreads, loops, pin=None):
     if errors:
         raise errors[0]
     return FanOutResult(max(ends) - min(starts), cpu_after - cpu_before,
-                        wall_after - wall_before, returns)
+                        wall_after - wall_before, returns,
+                        [p for p in probes if p is not None])

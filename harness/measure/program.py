@@ -34,6 +34,7 @@ from gilbench.measure import (
     loopcalibration,
     metrics,
     pinning,
+    probe,
     pyperfinternals,
     record,
     timers,
@@ -138,15 +139,21 @@ class TimeFunction(object):
         self.timer = None
         self.utilisations = []
         self.foreign = []  # what other processes took of the CPUs, per call
+        self.probes = []  # the machine's state around each call
         self.cpus = None
 
     def __call__(self, loops):
         try:
             if self.timer is None:
                 self._set_up()
+            before = probe.probe_ns()
             others = foreign.ForeignClock(self.cpus)
             wall, utilisation = self.timer(loops)
             window = others.window()
+            # Where the work's own threads timed it, theirs: this thread
+            # may be on another CPU than they were.
+            self.probes.append(probe.typical(
+                self.timer.probes or [before, probe.probe_ns()]))
         except registry.Unavailable as exc:  # e.g. a thread could not pin
             refuse(self.runner.args.status, "n/a: %s" % (exc,))
         reason = gilguard.reenabled_reason()  # an import inside work()
@@ -162,6 +169,8 @@ class TimeFunction(object):
         self.utilisations.append(utilisation)
         recent = self.utilisations[-count:]
         record.record_facts(cpu_utilisation=sum(recent) / len(recent))
+        record.record_facts(**{resultformat.PROBE_KEY: probe.typical(
+            self.probes[-count:])})
         if window is not None:
             self.foreign.append(window)
             recent = self.foreign[-count:]

@@ -30,7 +30,7 @@ RESERVED = frozenset([
     "cpu_utilisation", "cpus_usable", "cpu_affinity_effective", "python_gil",
     "py_gil_disabled_build", "worker_start", "worker_heap_objects",
     "worker_reimported", "foreign_cpu",
-    resultformat.RUN_KEY, resultformat.EXTENDED_KEY]
+    resultformat.RUN_KEY, resultformat.PROBE_KEY, resultformat.EXTENDED_KEY]
     + list(resultformat.BUILD_KEYS))
 
 

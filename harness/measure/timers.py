@@ -1,17 +1,20 @@
 """How each driver times one value: what a spec's prepare() returned,
 bound to its driver as ``timer(loops) -> (wall seconds, cpu
 utilisation)``, the function the pyperf program calls."""
-from gilbench.measure import fanout, metrics, procs
+from gilbench.measure import fanout, metrics, probe, procs
 from gilbench.model.drivers import PROCESSES, THREADS
 
 
 class Timer(object):
     """``timer(loops) -> (wall seconds, cpu utilisation)``; ``close()``
-    ends what the driver (and the case) set up."""
+    ends what the driver (and the case) set up.  ``probes``: the machine
+    probes its last call timed in the threads that did the work (the
+    threads driver; empty: none)."""
 
     def __init__(self, measure, closers):
         self._measure = measure
         self._closers = closers
+        self.probes = []
 
     def __call__(self, loops):
         return self._measure(loops)
@@ -35,11 +38,14 @@ def make_timer(bench, prepared, pin, respawn):
         count = bench.params["threads"]
 
         def measure(loops):
-            result = fanout.run_threads(prepared, count, loops, pin)
+            result = fanout.run_threads(prepared, count, loops, pin,
+                                        probe.probe_ns)
+            timer.probes = result.probes
             if after_value is not None:
                 after_value(result.wall, result.returns)
             return result.wall, result.cpu_utilisation
-        return Timer(measure, closers)
+        timer = Timer(measure, closers)
+        return timer
     if driver == PROCESSES:
         team = procs.ProcessTeam(prepared, bench.params["processes"], pin,
                                  respawn,

@@ -48,6 +48,8 @@ which the calibration did), for a renewing fork
 before loading the case) and ``worker_reimported`` (case modules it
 imported again), ``cpus_usable``,
 ``cpu_affinity_effective``, ``python_gil``, ``py_gil_disabled_build``,
+``machine_probe_ns`` (the machine's state: a fixed Python loop's ns per
+iteration around the values, gilbench.measure.probe),
 ``pinned_cpus`` and ``pinned_cores`` (package:core of each; with
 ``--pin-threads``) and whatever the case records
 with ``gilbench.api.record``.  A finding declaration may carry
@@ -144,6 +146,9 @@ ROUND_KEY = "gilbench_round"
 # process of each benchmark of the block, in a random order, so what the
 # machine did then is in all of them.  "<run token>.<block>", a string.
 BLOCK_KEY = "gilbench_block"
+# The machine's state while a run's values were measured: its probe loop's
+# ns per iteration (gilbench.measure.probe), a float.
+PROBE_KEY = "machine_probe_ns"
 # worker_start of a run the loop calibration's fork measured on.
 CALIBRATION_FORK = "calibration fork"
 CASES_KEY = "cases"

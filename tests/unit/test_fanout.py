@@ -171,3 +171,31 @@ def test_arrivals_wake_the_controller_not_the_parked_threads():
     for thread in threads:
         thread.join(10)
     assert woken and not any(thread.is_alive() for thread in threads)
+
+
+def test_each_thread_probes_alone_before_the_clock_starts():
+    inside, most, lock = [0], [0], threading.Lock()
+    started = []
+
+    def probe():
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.01)
+        with lock:
+            inside[0] -= 1
+        return float(threading.get_ident())
+
+    def work(loops):
+        started.append(time.time())
+        time.sleep(0.01)
+
+    before = time.time()
+    result = fanout.run_threads(work, 4, 1, probe=probe)
+    # Four probes of 10 ms, one at a time, all before the gate opened:
+    # none of their 40 ms is in the timed wall.
+    assert most[0] == 1
+    assert sorted(result.probes) == sorted(set(result.probes))
+    assert len(result.probes) == 4
+    assert min(started) - before >= 0.035
+    assert result.wall < 0.035
