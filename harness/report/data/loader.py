@@ -127,6 +127,8 @@ def _measured(path, bench, meta):
         run_values=tuple(tuple(run.values) for run in runs),
         run_blocks=tuple(run.get_metadata().get(fmt.BLOCK_KEY)
                          for run in runs),
+        run_probes=tuple(run.get_metadata().get(fmt.PROBE_KEY)
+                         for run in runs),
         looks=int(max(per_run.get(fmt.LOOKS_KEY, (1,)))),
         decision_looks=int(max(per_run.get(fmt.DECISION_LOOKS_KEY, (1,)))),
         stopped=runs[-1].get_metadata().get(fmt.STOPPED_KEY))
@@ -383,4 +385,6 @@ def load_results(paths):
                            for record in result.records)
     for result in results:
         variance.fit(result.records, split=lambda record: record.split)
+        result.records = [variance.at_fastest_state(r)
+                          for r in result.records]
     return sorted(results, key=lambda r: (r.version_key, r.interpreter))

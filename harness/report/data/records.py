@@ -38,6 +38,9 @@ class Record:
     values: tuple = ()  # pyperf's values, for compare's significance test
     run_values: tuple = ()  # the same values, a tuple per worker process
     run_blocks: tuple = ()  # each worker process's block (None: unknown)
+    # Each worker process's machine probe, ns per iteration (None: none;
+    # gilbench.measure.probe).
+    run_probes: tuple = ()
     # What its measurement cost (gilbench.model.design): looks at its
     # values, those at which an undecided finding kept it going, and why
     # it stopped (None: not recorded).

@@ -25,11 +25,13 @@ Reasonable Time", 2013: variation enters at every level of repetition):
   family's blocks' (an inverse chi-square draw of its scale, for the few
   blocks it comes from).
 
-A draw is the mean times exp(t x the mean's standard deviation + the
-shifts), on the log scale (times and rates are positive and vary by
-factors); a recorded figure that can be 0 or negative draws the same
-added, not multiplied.  A benchmark with fewer than MIN_VALUES values
-has no interval, and nothing computed from it is called significant.
+A draw is the mean (at its family's fastest machine state, as the
+variance's probe slope moved it) times exp(t x the mean's standard
+deviation + the shifts), on the log scale (times and rates are positive
+and vary by factors); a recorded figure that can be 0 or negative draws
+the same added, not multiplied.  A benchmark with fewer than MIN_VALUES
+values has no interval, and nothing computed from it is called
+significant.
 
 A benchmark an adaptive run kept measuring because an undecided finding
 read it was looked at several times, and stopping once an answer is
@@ -99,7 +101,10 @@ class Resampler:
             seed = zlib.crc32(repr(identity).encode())
             widen = (looks_factor(record.decision_looks)
                      if self.correct_looks else 1.0)
-            mean = float(numpy.mean([v for g in groups for v in g]))
+            # At its family's fastest machine state, as the record's mean
+            # is (variance.at_fastest_state).
+            mean = float(numpy.mean([v for g in groups for v in g])) * (
+                math.exp(spread.adjustment))
             found = self._means[identity] = _drawn_means(
                 numpy.random.default_rng(seed), mean, spread, widen)
         return found
@@ -270,6 +275,11 @@ def _drawn_means(generator, mean, spread, widen=1.0):
         for weight, block in zip(spread.weights, spread.blocks):
             if block is not None:
                 shifts = shifts + weight * block_shift(spread, block)
+    if spread.slope_se > 0 and spread.lever:
+        # The probe's slope is an estimate: its error moves every
+        # benchmark of its family and concurrency by its own lever.
+        shifts = shifts - spread.lever * spread.slope_se * shift(
+            ("probe slope", spread.slope_key), 1.0)
     return mean * numpy.exp(own + numpy.clip(shifts, -30.0, 30.0))
 
 

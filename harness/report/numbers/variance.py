@@ -40,14 +40,35 @@ Two spreads come out of it:
   benchmarks measured in the same blocks cancels it; a mean read alone,
   or blocks one side has and the other lacks, carry it.
 
-Nothing here is a constant measured once: both come from the file.  A
+Before the shifts, the machine's measured state comes out.  Each worker
+process timed a fixed Python loop before its values
+(gilbench.measure.probe, ``machine_probe_ns``): on a shared host the
+interpreter runs up to 1.5x slower for phases of tens of ms to seconds,
+and the probe slows with it.  Per family and concurrency, the common
+slope of process log means on their log probes (within each benchmark,
+numpy.linalg.lstsq: an analysis of covariance) says how much of a
+probe's swing the benchmarks follow.  Each process's log mean is moved
+by that slope to the family's fastest probe -- the machine unhindered,
+which stays put from run to run where the median state does not -- and
+each benchmark's mean with it (:func:`at_fastest_state`).  The slope's
+standard error goes into the draws, shared by the family's benchmarks
+at that concurrency, each by how far its probes lay from the fastest.
+The slope costs its degree of freedom; a family whose probes do not
+move, or a file without probes, keeps its means as measured.
+
+The residual variances are moderated per family *and concurrency*: a
+2-thread benchmark contending for the GIL varies by a factor where a
+1-thread one varies by percents, and one prior for both would lend the
+first's spread to the second.
+
+Nothing here is a constant measured once: all of it comes from the file.  A
 file measured before blocks (no ``gilbench_block``) gives each process a
 block of its own: no shift is taken out, nothing cancels.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy
 
@@ -69,6 +90,12 @@ SHARED_P = 0.05
 # A benchmark whose variance lies beyond this quantile of the prior's
 # (an F test of its own against the prior) does not share it.
 OWN_QUANTILE = 0.999
+# A slope needs this many degrees of freedom (processes less benchmarks)
+# among a family's processes with probes; it is kept within [0, MAX_SLOPE]:
+# a benchmark cannot speed up as the machine slows, nor swing much more
+# than the machine's own loop.
+MIN_SLOPE_DF = 4
+MAX_SLOPE = 1.5
 
 
 @dataclass(frozen=True)
@@ -89,6 +116,14 @@ class Spread:
     shift_df: int = 0
     pooled: bool = False
     logged: bool = True
+    # The log factor that moves the mean to its family's fastest machine
+    # state (the probe's slope; 0: as measured), how far the processes'
+    # probes lay from that state on average (log), and the slope's
+    # standard error, shared by ``slope_key``'s benchmarks.
+    adjustment: float = 0.0
+    lever: float = 0.0
+    slope_se: float = 0.0
+    slope_key: tuple = ()
 
     @property
     def mean_variance(self):
@@ -166,6 +201,15 @@ def weights(groups):
     return tuple(len(g) / total for g in groups)
 
 
+def at_fastest_state(record):
+    """``record`` with its mean at its family's fastest machine state (as
+    the fit moved it; unchanged where it did not)."""
+    found = _FITTED.get(identity(record))
+    if found is None or not found.adjustment or record.mean is None:
+        return record
+    return replace(record, mean=record.mean * math.exp(found.adjustment))
+
+
 def fit(records, split=lambda record: False):
     """Fit one result file's measured ``records``, family by family, and
     keep each one's Spread (:func:`spread_of` finds it); ``split`` tells a
@@ -190,26 +234,31 @@ def fit_family(key, records, split=lambda record: False):
         named = tuple(record.run_blocks or ()) + (None,) * len(groups)
         blocks.append(tuple(b if b is not None else ("own", index, k)
                             for k, b in enumerate(named[:len(groups)])))
+    ys, states, slopes = _at_fastest_state(records, ys)
     shifts = _shifts(ys, blocks)
     mus = [numpy.mean(y - [shifts.get(b, 0.0) for b in bl])
            for y, bl in zip(ys, blocks)]
     residuals = [y - mu - [shifts.get(b, 0.0) for b in bl]
                  for y, mu, bl in zip(ys, mus, blocks)]
     free = sum(len(y) - 1 for y in ys)
-    kept = (free - max(len(shifts) - 1, 0)) / free if free > 0 else 0.0
+    kept = ((free - max(len(shifts) - 1, 0) - slopes) / free if free > 0
+            else 0.0)
     own = []
     for record, r in zip(records, residuals):
         df = (len(r) - 1) * kept
         own.append((max(float(numpy.sum(r ** 2)) / df, scatter(
             [g for g in record.run_values if len(g)])) if df > 0 else None,
             df))
-    sharing = _sharing([i for i, ((v, df), record)
-                        in enumerate(zip(own, records))
-                        if v and not split(record)], own)
-    prior = (pooled_prior([residuals[i] for i in sharing],
-                          [own[i] for i in sharing])
-             or moderation_prior([own[i][0] for i in sharing],
-                                 [own[i][1] for i in sharing]))
+    sharing, priors = set(), {}
+    for concurrency, members in _by_concurrency(records).items():
+        shared = _sharing([i for i in members if own[i][0]
+                           and not split(records[i])], own)
+        sharing.update(shared)
+        priors[concurrency] = (
+            pooled_prior([residuals[i] for i in shared],
+                         [own[i] for i in shared])
+            or moderation_prior([own[i][0] for i in shared],
+                                [own[i][1] for i in shared]))
     shift_sd, shift_df = 0.0, 0
     if len(shifts) >= 2:
         shift_sd = float(numpy.std(list(shifts.values()), ddof=1))
@@ -219,7 +268,8 @@ def fit_family(key, records, split=lambda record: False):
             zip(records, own, blocks)):
         groups = [g for g in record.run_values if len(g)]
         alone = split(record) or (bool(variance) and index not in sharing)
-        moderated = _moderated(variance, df, prior, alone)
+        moderated = _moderated(variance, df, priors[record.concurrency],
+                               alone)
         if moderated is None:
             fallback = own_spread(groups)
             if fallback is None:
@@ -229,8 +279,86 @@ def fit_family(key, records, split=lambda record: False):
         shared = tuple(b if b in shifts else None for b in bl)
         found.append(Spread(moderated[0], moderated[1], weights(groups),
                             shared, key, shift_sd, shift_df,
-                            pooled=moderated[2]))
+                            pooled=moderated[2], **states[index]))
     return found
+
+
+def _by_concurrency(records):
+    """{concurrency: the indexes of ``records`` run at it}."""
+    found = {}
+    for index, record in enumerate(records):
+        found.setdefault(record.concurrency, []).append(index)
+    return found
+
+
+def probe_logs(record, count):
+    """The log of each of ``record``'s ``count`` processes' machine probe
+    (nan where it has none)."""
+    probes = tuple(record.run_probes or ()) + (None,) * count
+    return numpy.array([math.log(p) if isinstance(p, (int, float)) and p > 0
+                        else numpy.nan for p in probes[:count]])
+
+
+def _at_fastest_state(records, ys):
+    """(each record's log process means moved to the family's fastest
+    probe, each record's Spread fields that say how, how many slopes were
+    fitted); see the module's doc."""
+    probes = [probe_logs(record, len(y)) for record, y in zip(records, ys)]
+    known = numpy.concatenate(probes) if probes else numpy.array([])
+    known = known[numpy.isfinite(known)]
+    states = [{} for _ in records]
+    if not len(known):
+        return ys, states, 0
+    fastest = float(known.min())
+    moved, fitted = list(ys), 0
+    for concurrency, members in _by_concurrency(records).items():
+        found = common_slope([ys[i] for i in members],
+                             [probes[i] for i in members])
+        if found is None:
+            continue
+        slope, slope_se = found
+        fitted += 1
+        for i in members:
+            off = numpy.nan_to_num(probes[i] - fastest, nan=0.0)
+            factors = numpy.exp(-slope * off)
+            moved[i] = ys[i] + numpy.log(factors)
+            # Each process's values scaled by its own factor: the mean of
+            # all values as if all were measured at the fastest state.
+            share = numpy.asarray(weights(records[i].run_values)) * numpy.exp(
+                ys[i])
+            states[i] = dict(
+                adjustment=math.log(float(numpy.dot(share, factors))
+                                    / float(share.sum())),
+                lever=float(numpy.dot(weights(records[i].run_values), off)),
+                slope_se=slope_se,
+                slope_key=(records[i].dims.get(INTERPRETER),
+                           records[i].dims.get("family"), concurrency))
+    return moved, states, fitted
+
+
+def common_slope(ys, probes):
+    """(slope, its standard error) of log means ``ys`` on log ``probes``
+    (each a record's processes), within each record, by least squares
+    (numpy.linalg.lstsq), the slope within [0, MAX_SLOPE]; None with
+    fewer than MIN_SLOPE_DF degrees of freedom or probes that do not
+    move."""
+    centred_y, centred_p = [], []
+    for y, p in zip(ys, probes):
+        known = numpy.isfinite(p)
+        if known.sum() >= 2:
+            centred_y.append(y[known] - y[known].mean())
+            centred_p.append(p[known] - p[known].mean())
+    if not centred_p:
+        return None
+    x = numpy.concatenate(centred_p)
+    free = len(x) - len(centred_p) - 1
+    if free < MIN_SLOPE_DF or not numpy.any(x):
+        return None
+    y = numpy.concatenate(centred_y)
+    slope = float(numpy.linalg.lstsq(x[:, None], y, rcond=None)[0][0])
+    residual = y - slope * x
+    se = math.sqrt(float(residual @ residual) / free / float(x @ x))
+    return float(numpy.clip(slope, 0.0, MAX_SLOPE)), se
 
 
 def _shifts(ys, blocks):
