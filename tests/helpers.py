@@ -4,6 +4,7 @@ Every ``run`` must name its output with ``-o``: without it the harness writes
 results/<python>.json in the project, which the tests must never touch.
 """
 import ast
+import math
 import os
 import shutil
 import subprocess
@@ -452,4 +453,68 @@ def write_matrix(directory, interpreters=None, host=None, slower=1.0,
             directory, stem + ".json", version, benchmarks, missing=missing,
             implementation=impl, cpus_usable=cpu_count,
             cpu_utilisation=1.0, extra=per_run))
+    return paths
+
+
+# ---------------------------------------------------------------------------
+# The main job's shape: one real result file relabelled as each of the
+# thirteen interpreters the main job measures (tools/matrix.sh).
+
+MAIN_JOB_STEMS = ("py27", "py38", "py39", "pypy3", "py310", "py311",
+                  "pypy311", "py312", "py313", "py313t", "py313t-gil",
+                  "py314", "py315")
+_INTERPRETER_KEYS = ("python_version", "python_implementation",
+                     "py_gil_disabled_build", "python_gil")
+
+
+def _relabelled(node, version, implementation, extra):
+    """``node`` (a pyperf JSON tree) with every metadata dict's interpreter
+    keys saying ``version``/``implementation`` plus ``extra``."""
+    if isinstance(node, list):
+        return [_relabelled(item, version, implementation, extra)
+                for item in node]
+    if not isinstance(node, dict):
+        return node
+    found = {key: _relabelled(value, version, implementation, extra)
+             for key, value in node.items()}
+    meta = found.get("metadata")
+    if isinstance(meta, dict) and any(k in meta for k in _INTERPRETER_KEYS):
+        meta = {k: v for k, v in meta.items() if k not in _INTERPRETER_KEYS}
+        meta.update(extra, python_version="%s (64-bit)" % version,
+                    python_implementation=implementation)
+        found["metadata"] = meta
+    return found
+
+
+def _scaled_runs(benchmark, factor):
+    for run in benchmark.get("runs", ()):
+        if "values" in run:
+            run["values"] = [v * factor for v in run["values"]]
+        if "warmups" in run:
+            run["warmups"] = [[loops, v * factor]
+                              for loops, v in run["warmups"]]
+
+
+def relabel_as_main_job(source, directory, spread=0.15, seed=7):
+    """The result file ``source`` written once per MAIN_JOB_STEMS
+    interpreter into ``directory``, its interpreter metadata replaced and
+    each benchmark's values scaled by a factor of its own (log-normal,
+    ``spread``), so the thirteen columns answer differently; returns the
+    paths."""
+    import json
+    import random
+    with open(str(source)) as stream:
+        data = json.load(stream)
+    catalogue = {stem: rest for stem, *rest in WIDE_INTERPRETERS}
+    chance = random.Random(seed)
+    paths = []
+    for stem in MAIN_JOB_STEMS:
+        version, implementation, extra = catalogue[stem]
+        copy = _relabelled(data, version, implementation, extra)
+        for benchmark in copy["benchmarks"]:
+            _scaled_runs(benchmark, math.exp(chance.gauss(0, spread)))
+        path = os.path.join(str(directory), stem + ".json")
+        with open(path, "w") as stream:
+            json.dump(copy, stream)
+        paths.append(path)
     return paths

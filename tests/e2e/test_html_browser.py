@@ -10,6 +10,12 @@ away.  One synthetic answer is a ratio below 0.1 with a mark
 short (#51).  The screenshot is kept as a CI artifact in
 results/report-screenshot.png.
 
+The main job's page (#65) too: every family measured here, relabelled as
+its thirteen interpreters (the GIL-on twin among them), must show every
+column and at least twelve answers, none cut short, in a 1400x900
+window, and in a 1000x800 one keep the questions in place while the
+answers scroll.
+
 Skips, saying why, where Chromium, chromedriver or selenium is missing.
 """
 import os
@@ -21,11 +27,13 @@ import time
 
 import pytest
 from helpers import (
+    MAIN_JOB_STEMS,
     MINIMAL_PYPERF,
     ROOT,
     WIDE_INTERPRETERS,
     display_name,
     gil,
+    relabel_as_main_job,
     run_harness,
     write_matrix,
 )
@@ -350,3 +358,140 @@ def test_report_in_chromium(browser, report):
     shades = {shade for row in facts["findings"] for shade, css in zip(
         row["shades"], row["classes"]) if css != "na"}
     assert len(shades) >= 2, shades
+
+
+# ---------------------------------------------------------------------------
+# The main job's page at a glance (#65): every family measured here for
+# real, relabelled as the main job's thirteen interpreters.
+
+GLANCE = (1400, 900)
+NARROW = (1000, 800)
+GLANCE_ROWS = 12
+
+GLANCE_FACTS = """
+const table = document.querySelector('table.findings');
+const box = b => ({left: b.left, right: b.right, top: b.top,
+                   bottom: b.bottom});
+const rows = [...table.querySelectorAll('tbody tr')].filter(
+  r => r.querySelector('td.label'));
+const shown = [...table.querySelectorAll('td > span.a')];
+const lines = span => {
+  const range = document.createRange();
+  range.selectNodeContents(span);
+  return new Set([...range.getClientRects()].map(
+    x => Math.round(x.top))).size;
+};
+return {
+  width: window.innerWidth, height: window.innerHeight,
+  scrollWidth: document.documentElement.scrollWidth,
+  headers: [...table.querySelectorAll('thead th')].map(
+    th => Object.assign(box(th.getBoundingClientRect()),
+                        {text: th.textContent, title: th.title})),
+  rows: rows.length,
+  onScreen: rows.filter(r => {
+    const b = r.getBoundingClientRect();
+    return b.top >= 0 && b.bottom <= window.innerHeight;
+  }).length,
+  clipped: shown.filter(s => s.scrollWidth > s.clientWidth + 1).map(
+    s => s.textContent),
+  wrapped: shown.filter(s => lines(s) > 1).map(s => s.textContent),
+  texts: shown.map(s => s.textContent),
+};
+"""
+
+# Scrolled to the far right: where the question column and the last
+# column's header are.
+SCROLLED = """
+window.scrollTo(document.documentElement.scrollWidth, 0);
+const table = document.querySelector('table.findings');
+const question = table.querySelector('td.label').getBoundingClientRect();
+const last = table.querySelector('thead th:last-child')
+  .getBoundingClientRect();
+const found = {scrolled: window.scrollX, questionLeft: question.left,
+               lastRight: last.right, width: window.innerWidth};
+window.scrollTo(0, 0);
+return found;
+"""
+
+
+@pytest.fixture(scope="module")
+def main_job_report(tmp_path_factory):
+    """report.html of every family measured here (a quick fixed run of two
+    processes a benchmark), relabelled as the main job's thirteen
+    interpreters, one of them with the widest answer (WIDE_ANSWER)."""
+    _require_browser()
+    directory = tmp_path_factory.mktemp("mainjob")
+    results = directory / "results"
+    results.mkdir()
+    real = directory / "real.json"
+    ran = run_harness("run", "--quick", "--design", "fixed", "-p", "2",
+                      "-n", "1", "-w", "0", "--min-time", "0.002",
+                      "-o", real, timeout=900)
+    assert ran.code == 0, ran
+    paths = relabel_as_main_job(real, results)
+    one_answer_below_a_tenth(paths[MAIN_JOB_STEMS.index("py311")])
+    out = directory / "report.html"
+    started = time.time()
+    rendered = run_harness("report", results, "-o", out)
+    assert rendered.code == 0, rendered
+    print("rendered %s: %d bytes in %.1f s" % (
+        out, os.path.getsize(out), time.time() - started))
+    return results, out
+
+
+def glance(browser, out, size):
+    browser.set_window_size(*size)
+    browser.get("file://" + str(out))
+    return browser.execute_script(GLANCE_FACTS)
+
+
+def test_the_main_jobs_findings_at_a_glance(browser, main_job_report):
+    import re
+
+    from gilbench.report.data import loader
+    from gilbench.report.data.interpreters import short_label
+    results, out = main_job_report
+    labels = [r.interpreter for r in loader.load_results([str(results)])]
+    assert len(labels) == len(MAIN_JOB_STEMS)
+    assert "CPython 3.13t (GIL on)" in labels
+    facts = glance(browser, out, GLANCE)
+    print("1400x900: %d of %d answer rows on the first screen, page %d px "
+          "wide" % (facts["onScreen"], facts["rows"], facts["scrollWidth"]))
+    # Every column in the window, headed short, its whole label one hover
+    # away.
+    assert facts["width"] <= GLANCE[0] and facts["height"] <= GLANCE[1]
+    assert facts["scrollWidth"] <= facts["width"], facts["scrollWidth"]
+    headers = facts["headers"]
+    assert [h["text"] for h in headers[1:]] == [short_label(label)
+                                                for label in labels]
+    assert [h["title"] for h in headers[1:]] == labels
+    for edges in headers:
+        assert 0 <= edges["left"] and edges["right"] <= facts["width"], edges
+        assert 0 <= edges["top"] and edges["bottom"] <= facts["height"], \
+            edges
+    # Twelve answers before any scrolling, each whole on one line.
+    assert facts["onScreen"] >= GLANCE_ROWS, facts["onScreen"]
+    assert facts["clipped"] == [] and facts["wrapped"] == []
+    # The widest answer among them: a ratio below a tenth, three digits
+    # (its twin's means at the fastest machine state, so not exactly 1/50).
+    assert any(re.match(r"0\.0\d\d\dx", text) for text in facts["texts"]), \
+        facts["texts"]
+    # A best-of's winner is a letter its question names.
+    assert any(text[:1] in "ABCDEFGHIJ" and text[1:2] in ("", "+", "?", "=")
+               for text in facts["texts"]), facts["texts"]
+
+
+def test_a_narrower_window_scrolls_the_answers_beside_the_questions(
+        browser, main_job_report):
+    _, out = main_job_report
+    facts = glance(browser, out, NARROW)
+    assert facts["clipped"] == [] and facts["wrapped"] == []
+    if facts["scrollWidth"] > facts["width"]:
+        scrolled = browser.execute_script(SCROLLED)
+        print("1000x800: scrolled %d px; question at %.0f px" % (
+            scrolled["scrolled"], scrolled["questionLeft"]))
+        assert scrolled["scrolled"] > 0, scrolled
+        # The question column stays at the window's left edge while the
+        # last interpreter's column scrolls into view.
+        assert -1 <= scrolled["questionLeft"] <= 1, scrolled
+        assert scrolled["lastRight"] <= scrolled["width"] + 1, scrolled

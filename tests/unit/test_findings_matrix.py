@@ -165,8 +165,11 @@ def test_page_answer_is_compact_with_its_wording_as_tip():
     assert (first.text, first.note, first.tip) == (
         "1.87x", "(up to 6 processes)",
         "1.87x [1.50-2.24] (up to 6 processes) ~")
+    # A best-of's winner by its letter, named under the question; its
+    # whole wording in the tip.
     winner = answers[1][1]
-    assert winner.text == "process-fork"
+    assert winner.text == "A"
+    assert answers[1][0].key.startswith("A: process-fork")
     assert winner.tip.startswith("process-fork, 1.00x ahead [0.85-2.60]")
     missing = answers[2][2]
     assert (missing.text, missing.css, missing.tip) == (

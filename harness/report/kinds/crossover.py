@@ -14,6 +14,8 @@ from gilbench.report.numbers.cells import NOT_RUN, spaced
 
 ALWAYS = "always"
 NEVER = "never in range"
+# What a compact matrix shows of NEVER (its whole wording is a hover away).
+NEVER_BRIEF = "never"
 
 
 class Crossover(Ratio):
@@ -93,8 +95,10 @@ class Crossover(Ratio):
         found, x = self.measure(lookup, dims)
         if found.missing:
             return found
-        brief = x if isinstance(x, str) else spaced(cells.significant(x),
-                                                    self.unit())
+        if isinstance(x, str):
+            brief = NEVER_BRIEF if x == NEVER else x
+        else:
+            brief = spaced(cells.significant(x), self.unit())
         return replace(found, text=self._text(found, x), brief=brief)
 
     answer = cell

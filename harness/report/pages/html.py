@@ -50,8 +50,20 @@ ANSWER_LEGEND = (
      "grey: undecided (the interval reaches 1, the runner-up is within "
      "reach, or it is too noisy to tell)."),
     ((UNDECIDED, "undecided"), ("na", "n/a: ...")),
-    "%s %s" % (questions.MATRIX_NOTE % "one hover (or a focus: Tab) "
-               "away, and printed with the page", questions.MARKS_NOTE))
+    "%s %s A best-of's winners are letters, named under its question." % (
+        questions.MATRIX_NOTE % "one hover (or a focus: Tab) away, and "
+        "printed with the page", questions.MARKS_NOTE))
+# The one line above the matrix: each mark a cell can carry, in a word or
+# two (the whole legend is under "How to read a cell").
+MARKS_KEY = (
+    (cells.SAME_MARK, "the same within the margin"),
+    (cells.NOT_SIGNIFICANT_MARK, "undecided"),
+    ("+", "a note"),
+    (cells.OVERSUBSCRIBED_MARK, "oversubscribed"),
+    (cells.BUSY_MARK, "busy machine"),
+    (cells.SPLIT_MARK, "processes disagree"),
+)
+KEY_TAIL = "hover or focus an answer for its interval"
 # The findings matrix: its question column's width, and the least an
 # answer column gets before the page scrolls sideways (rem; a column grows
 # to hold its widest answer); at 1400 px sixteen interpreters fit.
@@ -73,6 +85,8 @@ class HtmlCell:
     # A findings answer's whole wording (its interval, note and marks),
     # shown when the compact cell is hovered, focused or printed.
     tip: str = ""
+    # A best-of question's key to its answers' letters ("A: mutex, ...").
+    key: str = ""
 
 
 @dataclass
@@ -85,6 +99,8 @@ class HtmlTable:
     reasons: list = field(default_factory=list)  # numbered notes
     # The findings': questions n/a in every column, one line each.
     unanswered: list = field(default_factory=list)
+    # The findings': each column's whole label, where its header is short.
+    header_titles: list = field(default_factory=list)
 
 
 @dataclass
@@ -159,11 +175,12 @@ def answer_class(cell, kind):
         else MEASURED
 
 
-def answer_cell(cell, numbered, kind, common=""):
+def answer_cell(cell, numbered, kind, common="", codes=None):
     """A finding's answer in the compact matrix: the answer alone (a
-    reason by its number, ``numbered``'s text), its marks but those its
-    question carries (``common``) and ~, its class by what it means, and
-    its whole wording as the tip."""
+    reason by its number, ``numbered``'s text; a best-of's winner by its
+    letter in ``codes``), its marks but those its question carries
+    (``common``) and ~, its class by what it means, and its whole wording
+    as the tip."""
     if cell.missing:
         return HtmlCell(one_line(numbered.text), css=reason_class(cell.text),
                         tip=one_line(cell.text))
@@ -172,9 +189,9 @@ def answer_cell(cell, numbered, kind, common=""):
     tip = cell.display
     if cell.cost:
         tip += " -- " + questions.cost_wording(cell.cost)
-    return HtmlCell(one_line(cell.short), flag_groups(marks),
-                    answer_class(cell, kind), note=one_line(cell.note),
-                    tip=one_line(tip))
+    return HtmlCell(one_line(questions.answer_code(cell, codes or {})),
+                    flag_groups(marks), answer_class(cell, kind),
+                    note=one_line(cell.note), tip=one_line(tip))
 
 
 def html_table(table, anchor, title, note):
@@ -346,19 +363,23 @@ def findings_table(found, page_sections):
             family = finding.family
             rows.append(("family", one_line(family)))
         common = questions.shared_marks(finding.answers)
+        codes = questions.winner_codes(finding.answers)
         question = HtmlCell(one_line(finding.question),
                             flag_groups(common), css="label",
                             link=anchors.get((one_line(finding.family),
                                               one_line(finding.evidence)),
-                                             ""))
+                                             ""),
+                            key=one_line(questions.winner_key(codes)))
         kind = finding.declaration["cell"]["kind"]
         rows.append(("finding", [question] + [
-            answer_cell(answer, numbered_, kind, common)
+            answer_cell(answer, numbered_, kind, common, codes)
             for answer, numbered_ in zip(finding.answers, short[1:])]))
     return HtmlTable(anchor="findings", title=questions.TITLE,
                      note=one_line(questions.INTRO),
-                     header=["Question"] + [one_line(i)
-                                            for i in found.headers],
+                     header=["Question"] + [one_line(i) for i in
+                                            found.short_headers],
+                     header_titles=[""] + [one_line(i)
+                                           for i in found.headers],
                      rows=rows, reasons=reasons,
                      unanswered=[one_line(line) for line in unanswered])
 
@@ -378,6 +399,14 @@ def docs_links(page_sections, docs_url):
             section.link = "%sfamilies/%s.html" % (base, section.title)
 
 
+def reading_url(docs_url):
+    """Where the manual's "Reading the report" is built, or None."""
+    if not docs_url:
+        return None
+    return (docs_url if docs_url.endswith("/") else docs_url + "/") + \
+        "reading.html"
+
+
 def page(environment, title, intro, tables, plot_tables=True, found=None,
          docs_url=None, workers=None, drawing=None):
     """The page; ``workers``: a figurepool.Workers started ahead to draw
@@ -394,7 +423,8 @@ def page(environment, title, intro, tables, plot_tables=True, found=None,
         omitted_heading=layout.OMITTED_HEADING,
         unanswered_title=questions.UNANSWERED_TITLE,
         shades=[(css, text) for css, _, _, text in SHADES],
-        answer_legend=ANSWER_LEGEND,
+        answer_legend=ANSWER_LEGEND, marks_key=MARKS_KEY, key_tail=KEY_TAIL,
+        reading_url=reading_url(docs_url),
         question_rem=QUESTION_REM, answer_rem=ANSWER_REM,
         matrix_rem=lambda columns: QUESTION_REM + ANSWER_REM * columns,
         figure_css=Markup(figure_css))

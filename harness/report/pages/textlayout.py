@@ -185,9 +185,8 @@ def findings_as_text(found, escape, width=WIDTH):
                        unanswered=unanswered)
     asked, rows = [], []
     for number, finding in enumerate(shown, 1):
-        codes = winner_codes(finding.answers)
-        key = ", ".join("%s: %s" % (code, winner)
-                        for winner, code in codes.items())
+        codes = questions.winner_codes(finding.answers)
+        key = questions.winner_key(codes)
         asked.append(wrap(escape("Q%d (%s): %s%s" % (
             number, finding.family, finding.question,
             " -- " + key if key else "")), width))
@@ -212,21 +211,6 @@ def findings_as_text(found, escape, width=WIDTH):
                         details=details)
 
 
-def names_winner(cell):
-    """Whether ``cell`` answers a best-of by its winner's name."""
-    return cell.winner is not None and cell.short == str(cell.winner)
-
-
-def winner_codes(answers):
-    """{winner: letter} of a best-of question's answers, in first-seen
-    order: the matrix shows the letter, the question line the key."""
-    codes = {}
-    for cell in answers:
-        if names_winner(cell) and cell.winner not in codes:
-            codes[cell.winner] = chr(ord("A") + len(codes) % 26)
-    return codes
-
-
 def matrix_row(number, answers, codes):
     """A question's row of the compact matrix, as label Cells: "Q3", then
     each answer alone (a winner by its letter, a reason as it is, to be
@@ -238,7 +222,7 @@ def matrix_row(number, answers, codes):
         if cell.missing:
             row.append(cell)
             continue
-        text = codes.get(cell.winner) if names_winner(cell) else cell.short
+        text = questions.answer_code(cell, codes)
         row.append(records.label("".join(
             [text, NOTE_MARK if cell.note else ""]
             + [mark for mark in questions.matrix_marks(cell)

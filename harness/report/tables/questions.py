@@ -43,6 +43,33 @@ MARKS_NOTE = ("A mark beside a question is every one of its answers'; %s "
               % cells.NOISY_MARK)
 
 
+def names_winner(cell):
+    """Whether ``cell`` answers a best-of by its winner's name."""
+    return cell.winner is not None and cell.short == str(cell.winner)
+
+
+def winner_codes(answers):
+    """{winner: letter} of a best-of question's answers, in first-seen
+    order: a compact matrix shows the letter, the question line the key."""
+    codes = {}
+    for cell in answers:
+        if names_winner(cell) and cell.winner not in codes:
+            codes[cell.winner] = chr(ord("A") + len(codes) % 26)
+    return codes
+
+
+def winner_key(codes):
+    """"A: mutex, B: spin": what the letters of ``codes`` stand for."""
+    return ", ".join("%s: %s" % (code, winner)
+                     for winner, code in codes.items())
+
+
+def answer_code(cell, codes):
+    """An answer alone in a compact matrix: a best-of's winner by its
+    letter, any other answer as it is short."""
+    return codes.get(cell.winner) if names_winner(cell) else cell.short
+
+
 def matrix_marks(cell):
     """The flags a matrix cell shows: all but noisy values' ~, which its
     interval already carries (its whole wording keeps it)."""
