@@ -17,6 +17,7 @@ from test_report_render import _findall, doctree, md_tables  # noqa: E402
 
 from gilbench.report.data.records import Cell  # noqa: E402
 from gilbench.report.pages import html, render  # noqa: E402
+from gilbench.report.tables import questions  # noqa: E402
 from gilbench.report.tables.questions import (  # noqa: E402
     Finding,
     FindingsTable,
@@ -185,3 +186,21 @@ def test_page_answer_is_compact_with_its_wording_as_tip():
     question = answers[1][0]
     assert question.flags == [("?", "ns"), ("^", "")]
     assert [cell.flags for cell in answers[1][1:]] == [[]] * 16
+
+
+def test_page_keys_the_marks_in_one_line_linked_to_the_legend():
+    found = matrix(SIXTEEN)
+    page = render.render_tables([], "html", "t", [], found=found)
+    key = page.split('<p class="key">')[1].split("</p>")[0]
+    assert "<b>=</b> the same within the margin" in key
+    assert '<a href="#about">' in key and "reading.html" not in key
+    assert 'id="about"' in page
+    # The paragraph that stood between the title and the answers is in
+    # the legend it links to.
+    findings = page.split('<section id="findings">')[1].split(
+        '<div class="matrix">')[0]
+    assert questions.INTRO[:40] not in findings
+    linked = render.render_tables([], "html", "t", [], found=found,
+                                  docs_url="https://example.org/docs")
+    assert ('<a href="https://example.org/docs/reading.html">'
+            in linked.split('<p class="key">')[1].split("</p>")[0])

@@ -65,8 +65,9 @@ MARKS_KEY = (
 )
 KEY_TAIL = "hover or focus an answer for its interval"
 # The findings matrix: its question column's width, and the least an
-# answer column gets before the page scrolls sideways (rem; a column grows
-# to hold its widest answer); at 1400 px sixteen interpreters fit.
+# answer column gets before the page scrolls sideways (rem; an answer
+# column is as wide as its widest answer, and the question column takes
+# the rest); at 1400 px sixteen interpreters fit.
 QUESTION_REM = 16
 ANSWER_REM = 4
 # Flags colour by a class where they differ from the rest (not
@@ -393,18 +394,19 @@ def docs_links(page_sections, docs_url):
     from gilbench.model.resultformat import TIMEIT_FAMILY
     built_in = {name.rsplit(".", 1)[1]
                 for name in modules.default_module_names()} | {TIMEIT_FAMILY}
-    base = docs_url if docs_url.endswith("/") else docs_url + "/"
+    base = _docs_base(docs_url)
     for section in page_sections:
         if section.title in built_in:
             section.link = "%sfamilies/%s.html" % (base, section.title)
 
 
+def _docs_base(docs_url):
+    return docs_url if docs_url.endswith("/") else docs_url + "/"
+
+
 def reading_url(docs_url):
     """Where the manual's "Reading the report" is built, or None."""
-    if not docs_url:
-        return None
-    return (docs_url if docs_url.endswith("/") else docs_url + "/") + \
-        "reading.html"
+    return _docs_base(docs_url) + "reading.html" if docs_url else None
 
 
 def page(environment, title, intro, tables, plot_tables=True, found=None,
