@@ -277,7 +277,7 @@ def _drawn_means(generator, mean, spread, widen=1.0):
                 shifts = shifts + weight * block_shift(spread, block)
     if spread.slope_se > 0 and spread.lever:
         # The probe's slope is an estimate: its error moves every
-        # benchmark of its family and concurrency by its own lever.
+        # benchmark of its family by its own lever.
         shifts = shifts - spread.lever * spread.slope_se * shift(
             ("probe slope", spread.slope_key), 1.0)
     return mean * numpy.exp(own + numpy.clip(shifts, -30.0, 30.0))

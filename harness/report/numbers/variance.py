@@ -44,15 +44,17 @@ Before the shifts, the machine's measured state comes out.  Each worker
 process timed a fixed Python loop before its values
 (gilbench.measure.probe, ``machine_probe_ns``): on a shared host the
 interpreter runs up to 1.5x slower for phases of tens of ms to seconds,
-and the probe slows with it.  Per family and concurrency, the common
-slope of process log means on their log probes (within each benchmark,
-numpy.linalg.lstsq: an analysis of covariance) says how much of a
-probe's swing the benchmarks follow.  Each process's log mean is moved
-by that slope to the family's fastest probe -- the machine unhindered,
-which stays put from run to run where the median state does not -- and
-each benchmark's mean with it (:func:`at_fastest_state`).  The slope's
-standard error goes into the draws, shared by the family's benchmarks
-at that concurrency, each by how far its probes lay from the fastest.
+and the probe slows with it.  Per family, the common slope of process
+log means on their log probes (within each benchmark, numpy.linalg.
+lstsq: an analysis of covariance) says how much of a probe's swing the
+benchmarks follow.  Each process's log mean is moved by that slope to
+the family's fastest probe -- the machine unhindered, which stays put
+from run to run where the median state does not -- and each benchmark's
+mean with it (:func:`at_fastest_state`).  One slope for the family, not
+one per concurrency: a speedup's two sides then move by the same slope,
+and its error cancels between them.  The slope's standard error goes
+into the draws, shared by the family's benchmarks, each by how far its
+probes lay from the fastest.
 The slope costs its degree of freedom; a family whose probes do not
 move, or a file without probes, keeps its means as measured.
 
@@ -119,7 +121,7 @@ class Spread:
     # The log factor that moves the mean to its family's fastest machine
     # state (the probe's slope; 0: as measured), how far the processes'
     # probes lay from that state on average (log), and the slope's
-    # standard error, shared by ``slope_key``'s benchmarks.
+    # standard error, shared by ``slope_key``'s benchmarks (a family's).
     adjustment: float = 0.0
     lever: float = 0.0
     slope_se: float = 0.0
@@ -302,38 +304,32 @@ def probe_logs(record, count):
 def _at_fastest_state(records, ys):
     """(each record's log process means moved to the family's fastest
     probe, each record's Spread fields that say how, how many slopes were
-    fitted); see the module's doc."""
+    fitted: 1 or 0); see the module's doc."""
     probes = [probe_logs(record, len(y)) for record, y in zip(records, ys)]
     known = numpy.concatenate(probes) if probes else numpy.array([])
     known = known[numpy.isfinite(known)]
     states = [{} for _ in records]
-    if not len(known):
+    found = common_slope(ys, probes) if len(known) else None
+    if found is None:
         return ys, states, 0
+    slope, slope_se = found
     fastest = float(known.min())
-    moved, fitted = list(ys), 0
-    for concurrency, members in _by_concurrency(records).items():
-        found = common_slope([ys[i] for i in members],
-                             [probes[i] for i in members])
-        if found is None:
-            continue
-        slope, slope_se = found
-        fitted += 1
-        for i in members:
-            off = numpy.nan_to_num(probes[i] - fastest, nan=0.0)
-            factors = numpy.exp(-slope * off)
-            moved[i] = ys[i] + numpy.log(factors)
-            # Each process's values scaled by its own factor: the mean of
-            # all values as if all were measured at the fastest state.
-            share = numpy.asarray(weights(records[i].run_values)) * numpy.exp(
-                ys[i])
-            states[i] = dict(
-                adjustment=math.log(float(numpy.dot(share, factors))
-                                    / float(share.sum())),
-                lever=float(numpy.dot(weights(records[i].run_values), off)),
-                slope_se=slope_se,
-                slope_key=(records[i].dims.get(INTERPRETER),
-                           records[i].dims.get("family"), concurrency))
-    return moved, states, fitted
+    moved = []
+    for record, y, p, state in zip(records, ys, probes, states):
+        off = numpy.nan_to_num(p - fastest, nan=0.0)
+        factors = numpy.exp(-slope * off)
+        moved.append(y + numpy.log(factors))
+        # Each process's values scaled by its own factor: the mean of all
+        # values as if all were measured at the fastest state.
+        share = numpy.asarray(weights(record.run_values)) * numpy.exp(y)
+        state.update(
+            adjustment=math.log(float(numpy.dot(share, factors))
+                                / float(share.sum())),
+            lever=float(numpy.dot(weights(record.run_values), off)),
+            slope_se=slope_se,
+            slope_key=(record.dims.get(INTERPRETER),
+                       record.dims.get("family")))
+    return moved, states, 1
 
 
 def common_slope(ys, probes):
