@@ -106,7 +106,7 @@ def test_the_slopes_error_widens_a_mean_measured_far_from_the_fastest_state():
 
     from gilbench.report.numbers import intervals, variance
     variance._FITTED.clear()
-    slowed = records(slope=0.9, noise=0.05, count=6, processes=3)
+    slowed = records(slope=0.9, noise=0.05, count=12, processes=3)
     variance.fit(slowed)
     record = max(slowed, key=lambda r: variance.spread_of(r).lever)
     key = variance.identity(record)
@@ -116,3 +116,15 @@ def test_the_slopes_error_widens_a_mean_measured_far_from_the_fastest_state():
     variance._FITTED[key] = replace(found, slope_se=0.0)
     narrow = numpy.std(numpy.log(intervals.Resampler().means(record)))
     assert wide > narrow
+
+
+@needs_report
+def test_a_family_of_few_processes_keeps_its_means_as_measured():
+    from gilbench.report.numbers import variance
+    few = records(slope=0.9, count=2, processes=4)  # a timeit's t1 and t2
+    assert variance.common_slope(
+        [variance.process_means(r.run_values, True) for r in few],
+        [variance.probe_logs(r, 4) for r in few]) is None
+    variance._FITTED.clear()
+    variance.fit(few)
+    assert all(variance.spread_of(r).adjustment == 0.0 for r in few)
