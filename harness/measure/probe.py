@@ -1,20 +1,16 @@
 """The machine's state while a value is measured: a fixed Python loop
-timed right before and right after each value.
+timed before each value (and after, where the program's thread times it).
 
-On a shared host (this project's 2-vCPU VM, any cloud CI runner) the
-interpreter runs about 1.5x slower for phases of tens of ms to seconds,
-whatever it runs: a neighbour takes the caches or the core.  Values
-within one worker process agree; processes a second apart do not.  The
-probe sees the same phases: over worker processes its time follows the
-benchmark's (correlation 0.91-0.95 on three pyops statements), so the
-report can take the phase out of each process's mean as a covariate
-(gilbench.report.numbers.variance) instead of calling it noise.
+On a shared host the interpreter slows for phases of tens of ms to
+seconds whatever it runs (a neighbour takes the caches or the core), and
+the probe slows with it, so the report can take the phase out of each
+process's mean as a covariate (gilbench.report.numbers.variance) instead
+of calling it noise; docs/reading.rst ("Intervals") has the figures.
 
 The loop is the interpreter's common work (a dict store, float
-arithmetic, a loop step) and lasts about half a millisecond on CPython:
-next to a 25 ms value it costs 4% of the measuring time.  Each run
-records ``machine_probe_ns``, the geometric mean of its measured values'
-probes in ns per iteration.
+arithmetic, a loop step), short beside a value.  Each run records
+``machine_probe_ns``, the geometric mean of its measured values' probes
+in ns per iteration.
 
 Worker side: Python 2.7 compatible.
 """

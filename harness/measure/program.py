@@ -146,14 +146,15 @@ class TimeFunction(object):
         try:
             if self.timer is None:
                 self._set_up()
-            before = probe.probe_ns()
+            # Where the work's own threads probe, theirs: this thread may
+            # be on another CPU than they are.
+            here = self.timer.probes is None
+            before = probe.probe_ns() if here else None
             others = foreign.ForeignClock(self.cpus)
             wall, utilisation = self.timer(loops)
             window = others.window()
-            # Where the work's own threads timed it, theirs: this thread
-            # may be on another CPU than they were.
             self.probes.append(probe.typical(
-                self.timer.probes or [before, probe.probe_ns()]))
+                [before, probe.probe_ns()] if here else self.timer.probes))
         except registry.Unavailable as exc:  # e.g. a thread could not pin
             refuse(self.runner.args.status, "n/a: %s" % (exc,))
         reason = gilguard.reenabled_reason()  # an import inside work()

@@ -8,13 +8,13 @@ from gilbench.model.drivers import PROCESSES, THREADS
 class Timer(object):
     """``timer(loops) -> (wall seconds, cpu utilisation)``; ``close()``
     ends what the driver (and the case) set up.  ``probes``: the machine
-    probes its last call timed in the threads that did the work (the
-    threads driver; empty: none)."""
+    probes its last call timed in the threads that did the work, where
+    the driver's threads probe (the threads driver); else None."""
 
-    def __init__(self, measure, closers):
+    def __init__(self, measure, closers, probing=False):
         self._measure = measure
         self._closers = closers
-        self.probes = []
+        self.probes = [] if probing else None
 
     def __call__(self, loops):
         return self._measure(loops)
@@ -44,7 +44,7 @@ def make_timer(bench, prepared, pin, respawn):
             if after_value is not None:
                 after_value(result.wall, result.returns)
             return result.wall, result.cpu_utilisation
-        timer = Timer(measure, closers)
+        timer = Timer(measure, closers, probing=True)
         return timer
     if driver == PROCESSES:
         team = procs.ProcessTeam(prepared, bench.params["processes"], pin,

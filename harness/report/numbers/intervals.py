@@ -171,15 +171,21 @@ def block_shift(spread, block):
         scale = _SCALES[key] = spread.shift_sd * numpy.sqrt(
             spread.shift_df / generator.chisquare(spread.shift_df,
                                                   RESAMPLES))
-    unit = _UNITS.get((spread.family, block))
+    return scale * shared_unit((spread.family, block))
+
+
+def shared_unit(identity):
+    """:func:`shift`'s standard normal draws of ``identity`` (a block of a
+    family, a family's probe slope), drawn once and kept: every benchmark
+    sharing them asks."""
+    unit = _UNITS.get(identity)
     if unit is None:
-        unit = _UNITS[(spread.family, block)] = shift((spread.family, block),
-                                                      1.0)
-    return scale * unit
+        unit = _UNITS[identity] = shift(identity, 1.0)
+    return unit
 
 
 _SCALES = {}  # a family's shift scale draws, by (family, sd, df)
-_UNITS = {}  # a block's standard normal draws, by (family, block)
+_UNITS = {}  # shared standard normal draws, by identity
 
 
 def t_draws(generator, df):
@@ -278,8 +284,8 @@ def _drawn_means(generator, mean, spread, widen=1.0):
     if spread.slope_se > 0 and spread.lever:
         # The probe's slope is an estimate: its error moves every
         # benchmark of its family by its own lever.
-        shifts = shifts - spread.lever * spread.slope_se * shift(
-            ("probe slope", spread.slope_key), 1.0)
+        shifts = shifts - spread.lever * spread.slope_se * shared_unit(
+            ("probe slope", spread.slope_key))
     return mean * numpy.exp(own + numpy.clip(shifts, -30.0, 30.0))
 
 

@@ -43,8 +43,8 @@ Two spreads come out of it:
 Before the shifts, the machine's measured state comes out.  Each worker
 process timed a fixed Python loop before its values
 (gilbench.measure.probe, ``machine_probe_ns``): on a shared host the
-interpreter runs up to 1.5x slower for phases of tens of ms to seconds,
-and the probe slows with it.  Per family, the common slope of process
+interpreter slows for phases whatever it runs, and the probe slows with
+it (docs/reading.rst, "Intervals").  Per family, the common slope of process
 log means on their log probes (within each benchmark, numpy.linalg.
 lstsq: an analysis of covariance) says how much of a probe's swing the
 benchmarks follow.  Each process's log mean is moved by that slope to
@@ -94,11 +94,10 @@ SHARED_P = 0.05
 OWN_QUANTILE = 0.999
 # A slope needs this many degrees of freedom (processes less benchmarks,
 # less one) among a family's processes with probes: from fewer, its error
-# (drawn into every mean by its lever) costs more than the probe saves --
-# a timeit of two benchmarks at four processes each read its efficiency
-# drop as -51% [-83%..+6%] with a slope from five, -52% [-63%..-37%]
-# without.  It is kept within [0, MAX_SLOPE]: a benchmark cannot speed up
-# as the machine slows, nor swing much more than the machine's own loop.
+# (drawn into every mean by its lever) costs more than the probe saves
+# (docs/reading.rst, "Intervals").  It is kept within [0, MAX_SLOPE]: a
+# benchmark cannot speed up as the machine slows, nor swing much more
+# than the machine's own loop.
 MIN_SLOPE_DF = 20
 MAX_SLOPE = 1.5
 
@@ -309,14 +308,12 @@ def _at_fastest_state(records, ys):
     probe, each record's Spread fields that say how, how many slopes were
     fitted: 1 or 0); see the module's doc."""
     probes = [probe_logs(record, len(y)) for record, y in zip(records, ys)]
-    known = numpy.concatenate(probes) if probes else numpy.array([])
-    known = known[numpy.isfinite(known)]
     states = [{} for _ in records]
-    found = common_slope(ys, probes) if len(known) else None
+    found = common_slope(ys, probes)
     if found is None:
         return ys, states, 0
     slope, slope_se = found
-    fastest = float(known.min())
+    fastest = float(numpy.nanmin(numpy.concatenate(probes)))
     moved = []
     for record, y, p, state in zip(records, ys, probes, states):
         off = numpy.nan_to_num(p - fastest, nan=0.0)
@@ -324,11 +321,12 @@ def _at_fastest_state(records, ys):
         moved.append(y + numpy.log(factors))
         # Each process's values scaled by its own factor: the mean of all
         # values as if all were measured at the fastest state.
-        share = numpy.asarray(weights(record.run_values)) * numpy.exp(y)
+        weight = numpy.asarray(weights(record.run_values))
+        share = weight * numpy.exp(y)
         state.update(
             adjustment=math.log(float(numpy.dot(share, factors))
                                 / float(share.sum())),
-            lever=float(numpy.dot(weights(record.run_values), off)),
+            lever=float(numpy.dot(weight, off)),
             slope_se=slope_se,
             slope_key=(record.dims.get(INTERPRETER),
                        record.dims.get("family")))
