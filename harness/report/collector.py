@@ -22,4 +22,6 @@ def paused():
         yield
     finally:
         if was:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()

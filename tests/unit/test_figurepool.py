@@ -164,3 +164,12 @@ def test_workers_collect_cycles_while_the_report_does_not(monkeypatch):
             assert workers.pool.submit(gc.isenabled).result() is True
         assert not gc.isenabled()
     assert gc.isenabled() is was
+
+
+def test_workers_yield_the_cpu_to_the_tables(monkeypatch):
+    """The page waits on the tables, made here, not on the figures: the
+    workers draw at a lower priority (figurepool.NICER)."""
+    monkeypatch.setattr(figurepool, "usable_cpus", lambda: 2)
+    with figurepool.Workers(figurepool.PARALLEL_FROM) as workers:
+        theirs = workers.pool.submit(os.nice, 0).result()
+    assert theirs == min(os.nice(0) + figurepool.NICER, 19)

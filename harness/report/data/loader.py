@@ -7,6 +7,7 @@ import json
 import os
 from dataclasses import replace
 
+import numpy
 import pyperf
 
 from gilbench.errors import UsageError
@@ -86,16 +87,16 @@ def _dims(path, name, meta):
     return {k: meta[k] for k in keys}
 
 
-def _mean_over_runs(runs, key):
-    found = [r.get_metadata()[key] for r in runs if key in r.get_metadata()]
+def _mean_over_runs(metadatas, key):
+    found = [meta[key] for meta in metadatas if key in meta]
     return sum(found) / len(found) if found else None
 
 
-def _recorded_runs(runs):
+def _recorded_runs(metadatas):
     """Every numeric per-run metadata key: its value in each run."""
     found = {}
-    for run in runs:
-        for key, value in run.get_metadata().items():
+    for meta in metadatas:
+        for key, value in meta.items():
             if isinstance(value, (int, float)) and not isinstance(value,
                                                                   bool):
                 found.setdefault(key, []).append(value)
@@ -111,27 +112,31 @@ def _count_axis(meta):
 
 def _measured(path, bench, meta):
     runs = [run for run in bench.get_runs() if run.values]
-    cpus = _mean_over_runs(runs, "cpus_usable") or meta.get("cpu_count", 1)
-    per_run = _recorded_runs(runs)
+    # pyperf builds a run's metadata dict anew at each get_metadata().
+    metadatas = [run.get_metadata() for run in runs]
+    cpus = (_mean_over_runs(metadatas, "cpus_usable")
+            or meta.get("cpu_count", 1))
+    per_run = _recorded_runs(metadatas)
+    values = tuple(bench.get_values())
     return Record(
         name=bench.get_name(), dims=_dims(path, bench.get_name(), meta),
         unit=meta.get("unit", "second"), mean=bench.mean(),
-        stdev=bench.stdev() if bench.get_nvalue() > 1 else 0.0,
+        # numpy's, not pyperf's bench.stdev() (statistics.stdev, exact in
+        # fractions and a tenth of the loading's time).
+        stdev=float(numpy.std(values, ddof=1)) if len(values) > 1 else 0.0,
         ops_per_loop=int(meta["ops_per_loop"]),
         concurrency=int(meta["concurrency"]), cpus_usable=int(cpus),
-        cpu_utilisation=_mean_over_runs(runs, "cpu_utilisation"),
+        cpu_utilisation=_mean_over_runs(metadatas, "cpu_utilisation"),
         recorded={k: sum(v) / len(v) for k, v in per_run.items()},
         recorded_runs=per_run, count_axis=_count_axis(meta),
-        foreign_cpu=fmt.busiest_share(run.get_metadata() for run in runs),
-        values=tuple(bench.get_values()),
+        foreign_cpu=fmt.busiest_share(metadatas),
+        values=values,
         run_values=tuple(tuple(run.values) for run in runs),
-        run_blocks=tuple(run.get_metadata().get(fmt.BLOCK_KEY)
-                         for run in runs),
-        run_probes=tuple(run.get_metadata().get(fmt.PROBE_KEY)
-                         for run in runs),
+        run_blocks=tuple(m.get(fmt.BLOCK_KEY) for m in metadatas),
+        run_probes=tuple(m.get(fmt.PROBE_KEY) for m in metadatas),
         looks=int(max(per_run.get(fmt.LOOKS_KEY, (1,)))),
         decision_looks=int(max(per_run.get(fmt.DECISION_LOOKS_KEY, (1,)))),
-        stopped=runs[-1].get_metadata().get(fmt.STOPPED_KEY))
+        stopped=metadatas[-1].get(fmt.STOPPED_KEY))
 
 
 def _entries(path, run_meta, restore):

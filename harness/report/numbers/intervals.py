@@ -42,6 +42,7 @@ decision looks k asks: z(1 - (1-LEVEL)/2k) / z(1 - (1-LEVEL)/2)
 """
 
 import contextlib
+import functools
 import math
 import warnings
 import zlib
@@ -133,6 +134,7 @@ def bounded(record, samples, low, high):
     return low + (high - low) * special.expit(drawn)
 
 
+@functools.lru_cache(maxsize=None)
 def looks_factor(looks):
     """How much wider a spread must be for a LEVEL interval to hold over
     ``looks`` looks at it, as Bonferroni asks (1 for one look)."""

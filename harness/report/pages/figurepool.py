@@ -61,6 +61,20 @@ def warm(fits):
         from scipy import optimize, stats  # noqa: F401
 
 
+# The workers' niceness above this process's: they draw on what CPU the
+# tables and findings leave, and the page waits on those, not on the
+# figures, which are drawn before they are made.
+NICER = 10
+
+
+def _start():
+    gc.enable()
+    try:
+        os.nice(NICER)
+    except OSError:  # not permitted here: drawn at this process's priority
+        pass
+
+
 def _ready():
     return os.getpid()
 
@@ -92,7 +106,7 @@ class Workers:
         # them, whether or not this process does (report.collector).
         self.pool = ProcessPoolExecutor(
             count, mp_context=multiprocessing.get_context("fork"),
-            initializer=gc.enable)
+            initializer=_start)
         try:
             # A task each starts them now, not when the figures are asked
             # for.
