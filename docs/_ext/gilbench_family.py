@@ -16,7 +16,8 @@ from sphinx.util.docutils import SphinxDirective
 # The family ``gilbench timeit`` generates from a statement it is handed in
 # the environment; the docs show it for this statement and these counts.
 TIMEIT_EXAMPLE = {"name": "stmt", "stmt": "sum(range(10000))", "setup": "",
-                  "threads": [1, 2, 3], "processes": [1, 2]}
+                  "threads": [1, 2, 3], "processes": [1, 2],
+                  "objects": ["own", "shared"]}
 
 
 def _module_names(family):
@@ -24,7 +25,7 @@ def _module_names(family):
     if family == "timeit":
         os.environ[timeitspec.ENVIRONMENT] = timeitspec.encode(
             *[TIMEIT_EXAMPLE[k] for k in ("name", "stmt", "setup",
-                                         "threads", "processes")])
+                                         "threads", "processes", "objects")])
         return ["gilbench.measure.timeitcase"]
     return [n for n in modules.default_module_names()
             if n.rsplit(".", 1)[-1] == family]

@@ -1,5 +1,6 @@
 """The hand-over from ``gilbench timeit`` to its generated family: the
-statement, its set-up, its name and its counts, as JSON in the
+statement, its set-up, its name, its counts and whose objects the threads
+use (their own set-up's, one shared set-up's, or both), as JSON in the
 environment variable :data:`ENVIRONMENT`, which the run and every
 benchmark program (and pyperf worker) inherit.
 
@@ -11,14 +12,19 @@ import os
 from gilbench.errors import UsageError
 
 ENVIRONMENT = "GILBENCH_TIMEIT"
-_KEYS = ("name", "stmt", "setup", "threads", "processes")
+_KEYS = ("name", "stmt", "setup", "threads", "processes", "objects")
+# The threads' objects: each thread's own (the set-up run once for each
+# thread), or the one set-up's, shared by all (as python -m timeit).
+OWN, SHARED = "own", "shared"
 
 
-def encode(name, stmt, setup, thread_counts, process_counts):
+def encode(name, stmt, setup, thread_counts, process_counts,
+           objects=(SHARED,)):
     """The :data:`ENVIRONMENT` value for a statement and its counts."""
     return json.dumps(dict(zip(_KEYS, (name, stmt, setup,
                                        list(thread_counts),
-                                       list(process_counts)))),
+                                       list(process_counts),
+                                       list(objects)))),
                       sort_keys=True)
 
 

@@ -26,6 +26,7 @@ import sys
 import tempfile
 
 from gilbench.errors import PassThroughParser, UsageError
+from gilbench.measure import gilguard
 from gilbench.model import axes, machine, registry, timeitspec
 from gilbench.model import resultformat as fmt
 from gilbench.runner import child, results, run, runoptions, timeitmany
@@ -66,6 +67,15 @@ def parser():
     parser.add_argument("--processes", metavar="SPEC",
                         help="also run the statement in worker processes "
                         "at these counts")
+    parser.add_argument("--objects", choices=_OBJECTS_CHOICES,
+                        help="whose objects the threads use: their own "
+                        "(the set-up run once for each thread), the "
+                        "set-up's shared by all (as python -m timeit), or "
+                        "both, to tell what sharing costs (default: both "
+                        "where the GIL is off, else shared)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the plan (benchmarks, counts, "
+                        "estimated time) and run nothing")
     parser.add_argument("--quick", action="store_true",
                         help="smaller pyperf settings, unless sized")
     parser.add_argument("--python", action="append", metavar="PATH",
@@ -84,6 +94,24 @@ def parser():
         parser.add_argument(*names, dest=_dest(names), action="store_true",
                             help="pyperf's %s" % names[-1])
     return parser
+
+
+_OBJECTS_CHOICES = (timeitspec.OWN, timeitspec.SHARED, "both")
+
+
+def default_objects():
+    """Both where threads run without the GIL (sharing then costs
+    reference-count and lock contention), else the set-up's shared
+    objects: with the GIL one answer is enough."""
+    return "both" if gilguard.gil_enabled() is False else timeitspec.SHARED
+
+
+def objects(choice):
+    """The objects axis' values for a --objects choice (own first: the
+    answers read it, and give sharing's where it differs)."""
+    choice = choice or default_objects()
+    return ([timeitspec.OWN, timeitspec.SHARED] if choice == "both"
+            else [choice])
 
 
 def _dest(names):
@@ -127,7 +155,8 @@ def _spec(args):
             "threads": counts(axes.threads(), args.threads,
                               default_counts()),
             "processes": counts(axes.processes(), args.processes, [])
-            if args.processes is not None else []}
+            if args.processes is not None else [],
+            "objects": objects(args.objects)}
 
 
 def run_arguments(args, spec, output):
@@ -145,7 +174,8 @@ def run_arguments(args, spec, output):
         pin_threads=args.pin_threads, fresh_workers=args.fresh_workers,
         quiet=args.quiet, resume=args.resume,
         restart=args.restart, memory_limit=args.memory_limit,
-        loops_from=args.loops_from, design=args.design, budget=args.budget)
+        loops_from=args.loops_from, design=args.design, budget=args.budget,
+        dry_run=args.dry_run)
 
 
 def _output(args):
@@ -174,6 +204,8 @@ def main(argv):
     run_args = run_arguments(args, spec, None)
     registry.load(run_args.module, registry.Selection(
         quick=args.quick, params=run_args.params), run_args.case)
+    if args.dry_run:  # the plan only: not even the trial call
+        return run.run(run_args, options)
     trial(args)
     run_args.output = _output(args)
     before = _identity(run_args.output)

@@ -62,6 +62,15 @@ def _directory(output):
 def main(argv, args, stmt):
     for python in args.python:
         check_interpreter(python)
+    if args.dry_run:  # each interpreter's plan, printed as it makes it
+        for python in args.python:
+            print("gilbench timeit: %s" % python)
+            sys.stdout.flush()
+            code = subprocess.call([python, "-m", "gilbench", "timeit"]
+                                   + single_run_arguments(argv))
+            if code:
+                return code
+        return 0
     directory = _directory(args.output)
     rest = single_run_arguments(argv)
     paths, code = [], 0

@@ -6,6 +6,7 @@ one line and exit 2 before any result is touched; a hang killed at
 
 The runs use --quick sizing at 1 and 2 threads: a few seconds each.
 """
+import importlib
 import json
 import os
 import subprocess
@@ -93,7 +94,7 @@ def test_the_answers_give_time_speedup_efficiency_and_fit(runs):
     head = [line for line in lines if line.startswith("zlib.compress(d, 1)")]
     assert head and "usable CPUs" in head[0], result
     one = [line for line in lines if line.strip().startswith("1 thread:")]
-    assert one and "per run of the statement, CPU" in one[0], result
+    assert one and "per call of the statement, CPU" in one[0], result
     two = [line for line in lines if line.strip().startswith("2 threads:")]
     assert two, result
     for part in ("as fast as 1", "against the ideal",
@@ -111,8 +112,8 @@ def test_the_result_is_an_ordinary_gilbench_result(runs, tmp_path):
     names = sorted(b["metadata"]["name"] for b in suite["benchmarks"])
     assert names == ["ceiling.spin.threads.cython/t1",
                      "ceiling.spin.threads.cython/t2",
-                     "timeit.zlib.threads.python/t1",
-                     "timeit.zlib.threads.python/t2"]
+                     "timeit.zlib.threads.python[objects=shared]/t1",
+                     "timeit.zlib.threads.python[objects=shared]/t2"]
     report = run_harness("report", output, "-o", tmp_path / "r.rst")
     assert report.code == 0, report
     text = (tmp_path / "r.rst").read_text()
@@ -126,7 +127,7 @@ def test_compare_and_its_scaling_gate_read_it(runs, tmp_path):
     _, zlib = runs["zlib"]
     same = run_harness("compare", zlib, zlib, "--fail-efficiency-drop", "5")
     assert same.code == 0, same
-    assert "timeit.zlib.threads.python/t2" in same.stdout, same
+    assert "timeit.zlib.threads.python[objects=shared]/t2" in same.stdout, same
     # The same name in both files pairs the statements: the GIL-holding
     # one loses about half the efficiency of a wait at 2 threads.
     # Four processes a side: compare tests the time changes behind an
@@ -195,8 +196,8 @@ def test_a_hang_at_two_threads_costs_only_its_own_result(tmp_path):
         "--threads", "1,2", "--processes", "1,2", "--quick",
         "--timeout", "20")
     assert result.code == 1, result
-    assert "timeit.hang2.threads.python/t2: hung: killed after 20 s" in \
-        result.stderr, result
+    assert ("timeit.hang2.threads.python[objects=shared]/t2: hung: killed "
+            "after 20 s") in result.stderr, result
     assert "2 threads: hung: killed after 20 s" in result.stdout, result
     assert any(line.strip().startswith("2 processes: ")
                and "as fast as 1" in line
@@ -204,7 +205,7 @@ def test_a_hang_at_two_threads_costs_only_its_own_result(tmp_path):
     with open(str(output)) as stream:
         names = sorted(b["metadata"]["name"]
                        for b in json.load(stream)["benchmarks"])
-    assert "timeit.hang2.threads.python/t1" in names
+    assert "timeit.hang2.threads.python[objects=shared]/t1" in names
     assert "timeit.hang2.processes.python/p2" in names
     assert "ceiling.spin.processes.cython/p2" in names
 
@@ -214,7 +215,8 @@ def test_the_generated_family_passes_the_registrys_checks():
     # It reads the spec once.
     sys.modules.pop("gilbench.measure.timeitcase", None)
     timeitspec.hand_over({"name": "mine", "stmt": "pass", "setup": "",
-                          "threads": [1, 2, 3], "processes": [1, 2]})
+                          "threads": [1, 2, 3], "processes": [1, 2],
+                          "objects": ["own", "shared"]})
     try:
         found = registry.load_specs(["gilbench.measure.timeitcase"])
     finally:
@@ -229,6 +231,44 @@ def test_the_generated_family_passes_the_registrys_checks():
     assert "Scalability-law fit over threads (s, k, peak)?" in questions
     assert "Scalability-law fit over processes (s, k, peak)?" not in \
         questions  # two counts: nothing to fit
+
+
+@pytest.mark.parametrize("objects, lists", [("own", 2), ("shared", 1)])
+def test_own_objects_are_a_set_up_for_each_thread(objects, lists):
+    """--objects own: the set-up runs once for each thread, and each
+    thread's statement uses its namespace; shared: one for all."""
+    from gilbench.measure import fanout
+    from gilbench.model import timeitspec
+    sys.modules.pop("gilbench.measure.timeitcase", None)
+    timeitspec.hand_over({"name": "mine", "stmt": "mine.append(1)",
+                          "setup": "import sys; mine = []; "
+                          "sys.gilbench_lists.append(mine)",
+                          "threads": [1, 2], "processes": [],
+                          "objects": [objects]})
+    sys.gilbench_lists = []
+    try:
+        timeitcase = importlib.import_module("gilbench.measure.timeitcase")
+        case, = timeitcase.CASES
+        work = case.prepare({"threads": 2, "objects": objects})
+        fanout.run_threads(work, 2, 3)
+        made = sys.gilbench_lists
+    finally:
+        os.environ.pop(timeitspec.ENVIRONMENT)
+        sys.modules.pop("gilbench.measure.timeitcase", None)
+        del sys.gilbench_lists
+    assert [len(mine) for mine in made] == [6 // lists] * lists
+
+
+def test_a_dry_run_prints_the_plan_and_runs_nothing(tmp_path):
+    """Not even the trial call: a statement that raises plans as any."""
+    output = tmp_path / "never.json"
+    result = run_harness("timeit", "--dry-run", "-o", output,
+                         "--objects", "both", "1 / 0")
+    assert result.code == 0, result
+    assert "plan for" in result.stdout and "timeit" in result.stdout
+    assert "6 benchmarks" in result.stdout, result  # 3 counts x own, shared
+    assert "total:" in result.stdout
+    assert not output.exists()
 
 
 def test_the_statement_runs_in_a_loop_in_the_setups_namespace():
@@ -368,8 +408,13 @@ def test_without_the_gil_a_python_loop_runs_in_parallel(
     found = timeit_answers.lines(str(output), "sum(range(10000))")
     assert "CPython 3.13t" in found[0], found
     assert "GIL disabled (no import re-enabled it)" in found[0], found
+    # Without the GIL both are measured by default: each thread's own
+    # objects, and the set-up's shared by all (this statement has none).
+    assert [line.strip() for line in found if "(--objects" in line] == [
+        "Threads, each thread its own objects (--objects own):",
+        "Threads, the set-up's objects shared by all (--objects shared):"]
     said = [line for line in found if "Parallel?" in line]
-    assert len(said) == 1, found
+    assert len(said) == 2, found
     if CANNOT_TELL in said[0]:
         pytest.skip("this machine cannot tell now: %s" % said[0].strip())
     # Without the ceiling (not built here) a busy machine's share of the
@@ -377,6 +422,29 @@ def test_without_the_gil_a_python_loop_runs_in_parallel(
     # in part -- a GIL build says "does not" of this loop.
     assert "the statement runs in parallel." in said[0] or \
         "partly in parallel." in said[0], found
+    assert any(line.strip().startswith("Sharing at 2 threads: shared "
+                                       "objects take") for line in found)
+
+
+def test_without_the_gil_threads_sharing_a_list_contend(
+        ft_venv_python, probes, tmp_path):
+    """The shared-object trap: every thread summing one list writes its
+    reference count (and its items'); each with its own list does not."""
+    process, output = _free_threaded_timeit(
+        ft_venv_python, probes, tmp_path, "-s", "data = list(range(10000))",
+        "sum(data)", *SIZED)
+    assert process.returncode == 0, process.stdout + process.stderr
+    from gilbench.report.tables import timeit_answers
+    found = timeit_answers.lines(str(output), "sum(data)")
+    sharing = [line.strip() for line in found if "Sharing at" in line]
+    assert len(sharing) == 1, found
+    if "cannot tell" in sharing[0]:
+        pytest.skip("this machine cannot tell now: %s" % sharing[0])
+    assert sharing[0].startswith("Sharing at 2 threads: shared objects "
+                                 "take "), found
+    assert sharing[0].endswith("sharing is what costs: the threads contend "
+                               "on the shared objects (their reference "
+                               "counts, their locks)."), found
 
 
 def test_an_import_that_enables_the_gil_is_named(ft_venv_python, probes,
@@ -412,7 +480,8 @@ def test_several_interpreters_answer_in_one_table(tmp_path):
     header = [line for line in lines if line.strip().startswith("|")][0]
     assert header.count("|") == len(pythons), result
     assert any(line.strip().startswith("2 threads") for line in lines)
-    assert any(line.strip().startswith("parallel? (threads)")
+    # "(threads own)" and "(threads shared)" where one is free-threaded.
+    assert any(line.strip().startswith("parallel? (threads")
                for line in lines), result
     assert len(list(tmp_path.glob("timeit-*.json"))) == len(pythons)
 

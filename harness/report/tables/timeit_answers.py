@@ -11,7 +11,14 @@ against the ceiling's there, with the CPU utilisation as evidence.
 from __future__ import annotations
 
 from gilbench.model import resultformat as fmt
-from gilbench.model.tables import CEILING, IDEAL, efficiency, scaling, speedup
+from gilbench.model.tables import (
+    CEILING,
+    IDEAL,
+    efficiency,
+    ratio,
+    scaling,
+    speedup,
+)
 from gilbench.report import kinds
 from gilbench.report.data import loader
 from gilbench.report.data.lookup import Lookup
@@ -35,14 +42,21 @@ def _kind(cell, results):
                         pivot.ceiling_lookup(results))
 
 
+OBJECTS = "objects"
+_OBJECTS_SAID = {"own": "each thread its own objects",
+                 "shared": "the set-up's objects shared by all"}
+
+
 class Curve:
-    """One driver's records of the statement and the cells along it."""
+    """One driver's records of the statement (at one objects value, for
+    threads) and the cells along it."""
 
     def __init__(self, axis, records, results, gil_on):
         self.axis = axis
         self.gil_on = gil_on  # the runs' GIL state (python_gil)
         self.lookup = Lookup(records)
         self.base = {k: v for k, v in records[0].dims.items() if k != axis}
+        self.objects = self.base.get(OBJECTS)
         self.counts = sorted({r.dims[axis] for r in records})
         self.speedup = _kind(speedup(over=axis, baseline=1, scaled=True),
                              results)
@@ -56,13 +70,19 @@ class Curve:
     def named(self, count):
         return "%d %s" % (count, self.axis if count > 1 else _ONE[self.axis])
 
+    def title(self):
+        """What the curve measured, where a driver has several."""
+        said = _OBJECTS_SAID.get(self.objects)
+        return "%s, %s (--objects %s):" % (self.axis.capitalize(), said,
+                                            self.objects) if said else None
+
     def line(self, count):
         record, reason = self.lookup.get(self.dims(count))
         if record is None:
             return "%s: %s" % (self.named(count), reason)
         used = "CPU %s" % cells.cpu(record).text
         if count == 1:
-            return "%s: %s per run of the statement, %s" % (
+            return "%s: %s per call of the statement, %s" % (
                 self.named(count), cells.raw(record).display, used)
         dims = self.dims(count)
         faster = self.speedup.answer(self.lookup, dims)
@@ -207,7 +227,8 @@ def _ceiling_speedup(curve, dims):
 
 
 def _curves(path):
-    """(ResultFile, its GIL state, {axis: Curve}) of a timeit result."""
+    """(ResultFile, its GIL state, {(axis, objects): Curve}, its results)
+    of a timeit result; objects is None for processes."""
     results = loader.load_results([path])
     result = results[0]
     mine = [r for r in result.records
@@ -216,14 +237,47 @@ def _curves(path):
     curves = {}
     for axis in COUNT_AXES:
         records = [r for r in mine if r.dims["variant"] == axis]
-        if records:
-            curves[axis] = Curve(axis, records, results, gil != "disabled")
-    return result, gil, curves
+        for objects in dict.fromkeys(r.dims.get(OBJECTS) for r in records):
+            curves[axis, objects] = Curve(
+                axis, [r for r in records if r.dims.get(OBJECTS) == objects],
+                results, gil != "disabled")
+    return result, gil, curves, results
+
+
+def sharing_line(path_results, curves):
+    """What sharing the set-up's objects costs the threads, at the
+    largest count within the usable CPUs, where both were measured; else
+    None."""
+    own = curves.get(("threads", "own"))
+    if own is None or ("threads", "shared") not in curves:
+        return None
+    count, _ = _judged_count(own)
+    if count is None:
+        return None
+    kind = _kind(ratio(over=OBJECTS, numerator="shared", denominator="own"),
+                 path_results)
+    records = [r for curve in curves.values() if curve.axis == "threads"
+               for r in curve.lookup.records]
+    dims = {k: v for k, v in own.dims(count).items() if k != OBJECTS}
+    found = kind.answer(Lookup(records), dims)
+    if found.value is None:
+        return "Sharing at %d threads: %s" % (count, found.display)
+    if found.same:
+        said = "sharing costs nothing that matters"
+    elif found.significant and found.value > 1:
+        said = ("sharing is what costs: the threads contend on the shared "
+                "objects (their reference counts, their locks)")
+    elif found.significant:
+        said = "sharing is faster here"
+    else:
+        said = "cannot tell whether sharing costs (more values tell: -p 4)"
+    return ("Sharing at %d threads: shared objects take %s the time of "
+            "own: %s." % (count, found.display, said))
 
 
 def lines(path, stmt):
     """The answers for the timeit result at ``path``."""
-    result, gil, curves = _curves(path)
+    result, gil, curves, results = _curves(path)
     cpus = max((r.cpus_usable for r in result.records), default=0)
     # A worker whose GIL an import re-enabled fails instead of measuring
     # (gilbench.measure.gilguard): a disabled GIL in the file stayed disabled.
@@ -233,8 +287,12 @@ def lines(path, stmt):
         stmt.splitlines()[0] if stmt.strip() else stmt,
         result.interpreter, cpus, state)]
     for curve in curves.values():
-        found += ["  " + line for line in curve.lines()]
-    return found
+        title = curve.title() if len(curves) > 1 else None
+        indent = "    " if title else "  "
+        found += ["  " + title] if title else []
+        found += [indent + line for line in curve.lines()]
+    shared = sharing_line(results, curves)
+    return found + (["  " + shared] if shared else [])
 
 
 def _cell(curve, count):
@@ -250,28 +308,36 @@ def _cell(curve, count):
 def table_lines(paths, stmt):
     """One table, a column per interpreter: each count's time (1) or
     speedup, and the verdict, for timeit results of the same statement
-    on several interpreters."""
+    on several interpreters; threads' rows per objects value where any
+    interpreter measured more than one (the others say "-")."""
     found = [_curves(path) for path in paths]
     header = [""] + [result.interpreter + (" (GIL off)"
                                           if gil == "disabled" else "")
-                     for result, gil, _ in found]
+                     for result, gil, _, _ in found]
+    keys = list(dict.fromkeys(key for _, _, curves, _ in found
+                              for key in curves))
+    several = len({objects for axis, objects in keys
+                   if axis == "threads"}) > 1
     rows = []
-    for axis in COUNT_AXES:
-        counts = sorted({n for _, _, curves in found if axis in curves
-                         for n in curves[axis].counts})
+    for key in keys:
+        axis, objects = key
+        named_too = " %s" % objects if several and objects else ""
+        counts = sorted({n for _, _, curves, _ in found if key in curves
+                         for n in curves[key].counts})
         for count in counts:
-            named = "%d %s" % (count, axis if count > 1 else _ONE[axis])
+            named = "%d %s%s" % (count, axis if count > 1 else _ONE[axis],
+                                 named_too)
             rows.append([named] + [
-                _cell(curves[axis], count) if axis in curves else "-"
-                for _, _, curves in found])
+                _cell(curves[key], count) if key in curves else "-"
+                for _, _, curves, _ in found])
         if counts:
-            rows.append(["parallel? (%s)" % axis] + [
-                short_verdict(curves[axis]) if axis in curves else "-"
-                for _, _, curves in found])
+            rows.append(["parallel? (%s%s)" % (axis, named_too)] + [
+                short_verdict(curves[key]) if key in curves else "-"
+                for _, _, curves, _ in found])
     widths = [max(len(row[i]) for row in [header] + rows)
               for i in range(len(header))]
     first = stmt.splitlines()[0] if stmt.strip() else stmt
-    return ["%s -- 1: time per run; N: as fast as 1:" % first] + [
+    return ["%s -- 1: time per call; N: as fast as 1:" % first] + [
         "  " + " | ".join(cell.ljust(width) for cell, width
                           in zip(row, widths)).rstrip()
         for row in [header] + rows]
