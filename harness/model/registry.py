@@ -37,7 +37,13 @@ from collections import OrderedDict
 
 from gilbench.errors import UsageError
 from gilbench.model import axes as axes_module
-from gilbench.model import drivers, findings, modules, resultformat
+from gilbench.model import (
+    drivers,
+    findings,
+    modules,
+    resultformat,
+    revisions,
+)
 from gilbench.model.tables import CEILING, named_dimensions, reference
 
 # Metadata keys an axis may not take: pyperf's own and gilbench's.
@@ -306,6 +312,7 @@ def load_specs(module_names):
                 isinstance(s, CaseSpec) for s in specs):
             raise UsageError("case module %r has no CASES list of CaseSpec"
                              % module_name)
+        revisions.add_axis(module_name, specs)
         declared = _declared(module_name, module, specs)
         for spec in specs:
             spec.module_name = module_name  # a benchmark's program imports

@@ -21,7 +21,7 @@ import sys
 import time
 
 from gilbench.measure import forking, lifelines, program
-from gilbench.model import registry
+from gilbench.model import registry, revisions
 from gilbench.signals import signal_name
 
 
@@ -107,13 +107,15 @@ def _wait(process, timeout):
     return process.returncode
 
 
-def call(cmd, timeout, memory_limit_mb, output_path, in_process=None):
+def call(cmd, timeout, memory_limit_mb, output_path, in_process=None,
+         env=None):
     """Run ``cmd`` as a benchmark program is run (its own session, dying
     with us, under the memory limit), its stdout and stderr to
     ``output_path``; its exit code, or None when it was killed at
     ``timeout`` seconds.  ``in_process``, a function doing what ``cmd``
     would, runs in a fork of this process instead where it can
-    (gilbench.measure.forking.start_program)."""
+    (gilbench.measure.forking.start_program); ``env``: ``cmd``'s
+    environment (default: this process's)."""
     with open(output_path, "w") as output:
         if in_process is not None and forking.program_fork_possible():
             process = forking.start_program(in_process, output,
@@ -121,7 +123,7 @@ def call(cmd, timeout, memory_limit_mb, output_path, in_process=None):
         else:
             process = subprocess.Popen(
                 cmd, stdout=output, stderr=subprocess.STDOUT,
-                preexec_fn=_preexec(memory_limit_mb))
+                preexec_fn=_preexec(memory_limit_mb), env=env)
         code = _wait(process, timeout)
     lifelines.reap_orphans()  # e.g. a process the case forked and left
     return code
@@ -212,9 +214,14 @@ def run_one(bench, sizing, args, pyperf_options, journal, index, echo=True,
     status = journal.work_file(index, attempt + "status")
     # stdout too: pyperf's workers say what went wrong ("ERROR: ...") there.
     argv = command(bench, sizing, args, pyperf_options, output, status)
+    revision = revisions.path_of(bench.params)
+    # A revision's program starts afresh: the runner imported another.
     code = call([sys.executable] + program.PROGRAM_ARGS + argv, args.timeout,
                 args.memory_limit, stderr_path,
-                in_process=lambda: program.main(argv))
+                in_process=(lambda: program.main(argv)) if revision is None
+                else None,
+                env=None if revision is None else dict(
+                    os.environ, **{revisions.PATH_ENVIRONMENT: revision}))
     refused = _status_reason(status)
     if refused:
         return refused

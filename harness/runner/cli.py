@@ -19,7 +19,7 @@ from gilbench.errors import (
 from gilbench.runner import runoptions
 
 COMMANDS = ("run", "timeit", "list", "report", "compare", "refine",
-            "extend", "judge", "init")
+            "extend", "judge", "init", "continuous")
 USAGE = """usage: gilbench COMMAND [options]
 
 commands:
@@ -39,7 +39,11 @@ commands:
   judge   which benchmarks the undecided findings of result files need,
           as JSON (what a run's rounds ask; Python >= 3.9)
   init    write a case module for your extension project, and with --tox
-          a tox file with an env per interpreter found here
+          a tox file with an env per interpreter found here (--ci: and a
+          GitHub Actions workflow with a pull request check)
+  continuous
+          two revisions of your project (BASE HEAD) measured in one run,
+          in turn, for compare --sides to tell what changed
 
 gilbench COMMAND --help shows a command's options."""
 
@@ -186,7 +190,18 @@ def cmd_init(argv):
     return scaffold.main(argv)
 
 
+def cmd_continuous(argv):
+    from gilbench.runner import continuous
+    try:
+        return continuous.main(argv, cmd_run)
+    except continuous.BuildFailed as exc:
+        print("gilbench: %s" % exc, file=sys.stderr)
+        return 1
+
+
 def cmd_bench(argv):
+    from gilbench.model import revisions
+    revisions.enter()  # before the case module, which may import it
     from gilbench.measure import program
     return program.main(argv)
 
@@ -200,6 +215,7 @@ def main(argv=None):
                 "report": cmd_report, "compare": cmd_compare,
                 "refine": cmd_refine, "extend": cmd_extend,
                 "judge": cmd_judge, "init": cmd_init,
+                "continuous": cmd_continuous,
                 "bench": cmd_bench}
     handler = handlers.get(argv[0])
     try:

@@ -17,6 +17,7 @@ from gilbench.model import envnames
 CASES = "bench/gilbench_cases.py"
 TOX = "tox-gilbench.ini"
 WORKFLOW = ".github/workflows/gilbench.yml"
+_SOURCE = re.compile(r"^[\w.-]+/[\w.-]+(@[\w./-]+)?$")
 _NOT_PACKAGES = ("bench", "benchmarks", "build", "dist", "doc", "docs",
                  "test", "tests", "tools", "results")
 
@@ -32,7 +33,13 @@ def build_parser():
     parser.add_argument("--tox", action="store_true",
                         help="also write %s" % TOX)
     parser.add_argument("--ci", action="store_true",
-                        help="also write %s (and %s)" % (WORKFLOW, TOX))
+                        help="also write %s (and %s, with an env for "
+                        "every interpreter the workflow runs)"
+                        % (WORKFLOW, TOX))
+    parser.add_argument("--gilbench-source", metavar="OWNER/NAME[@REF]",
+                        help="with --ci: the GitHub repository (and branch, "
+                        "tag or commit; default main) the workflow fetches "
+                        "gilbench from")
     parser.add_argument("--directory", default=".", metavar="DIR",
                         help="the project's root (default: here)")
     parser.add_argument("--package", metavar="NAME",
@@ -61,6 +68,13 @@ def main(argv):
         name = getattr(args, call)
         if name is not None and not re.match(r"^[\w.]+:\w+$", name):
             raise UsageError("--%s %r is not MODULE:FUNCTION" % (call, name))
+    if args.ci and not args.gilbench_source:
+        raise UsageError("--ci needs --gilbench-source OWNER/NAME[@REF]: "
+                         "where the workflow fetches gilbench from")
+    if args.gilbench_source is not None and not _SOURCE.match(
+            args.gilbench_source):
+        raise UsageError("--gilbench-source %r is not OWNER/NAME[@REF]"
+                         % args.gilbench_source)
     package = args.package or _package(root)
     words = {"PACKAGE": package, "CASES": CASES,
              "FAMILY": re.sub(r"\W", "_", package).lower(),
@@ -68,11 +82,15 @@ def main(argv):
              "CFFI": _literal(args.cffi), "ARGUMENT": str(args.argument)}
     files = [(CASES, _filled("gilbench_cases.py.tmpl", words))]
     if args.tox or args.ci:
-        found = [i for i in envnames.KNOWN if _on_path(i.basepython)]
+        # With --ci, every env the workflow runs has its section: one list.
+        found = [i for i in envnames.KNOWN if _on_path(i.basepython)
+                 or (args.ci and i.name in CI_PYTHONS)]
         files.append((TOX, _tox_file(words, found)))
     if args.ci:
+        repository, _, ref = args.gilbench_source.partition("@")
         files.append((WORKFLOW, _filled("gilbench.yml.tmpl", dict(
-            words, MATRIX=_matrix()))))
+            words, MATRIX=_matrix(), GILBENCH_REPOSITORY=repository,
+            GILBENCH_REF=ref or "main"))))
     for path, text in files:
         _write_new(root, path, text)
     return 0
@@ -133,20 +151,29 @@ def _env_section(interpreter):
     return "\n".join(lines) + "\n"
 
 
+def _ci_python(interpreter):
+    """How the workflow gets an env's interpreter: ("python", what
+    setup-python installs) or ("container", the image that has it)."""
+    claim = envnames.named(interpreter.name)
+    if claim.version == (2, 7):
+        return "container", "python:2.7"  # setup-python has none
+    version = ".".join(str(part) for part in claim.version)
+    if claim.pypy:
+        return "python", "pypy" + (version if len(claim.version) > 1
+                                   else "3.10")
+    return "python", version + ("t" if claim.free_threaded else "")
+
+
+# The workflow's envs: every interpreter gilbench knows, in its order.
+CI_PYTHONS = dict((i.name, _ci_python(i)) for i in envnames.KNOWN)
+
+
 def _matrix():
-    """The workflow's matrix entries: every env setup-python offers."""
-    entries = []
-    for interpreter in envnames.KNOWN:
-        claim = envnames.named(interpreter.name)
-        if claim.version == (2, 7):
-            continue
-        version = ".".join(str(part) for part in claim.version)
-        python = ("pypy" + (version if len(claim.version) > 1 else "3.10")
-                  if claim.pypy else
-                  version + ("t" if claim.free_threaded else ""))
-        entries.append('          - {env: %s, python: "%s"}'
-                       % (interpreter.name, python))
-    return "\n".join(entries)
+    """The workflow's matrix entries, from CI_PYTHONS."""
+    return "\n".join('          - {env: %s, %s: "%s"}'
+                     % ((name,) + CI_PYTHONS[name])
+                     for name in [i.name for i in envnames.KNOWN]
+                     if name in CI_PYTHONS)
 
 
 def _gilbench_source():

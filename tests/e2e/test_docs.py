@@ -128,7 +128,8 @@ def test_the_ci_workflow_passes_actionlint(scaffolded, tmp_path):
     if scaffolded:  # what gilbench init --ci writes into a project
         (tmp_path / "mypkg").mkdir()
         (tmp_path / "mypkg" / "__init__.py").write_text("")
-        assert run_harness("init", "--ci", "--directory", tmp_path).code == 0
+        assert run_harness("init", "--ci", "--gilbench-source",
+                           "acme/gilbench", "--directory", tmp_path).code == 0
         workflow = str(tmp_path / ".github" / "workflows" / "gilbench.yml")
     proc = subprocess.run(command + [workflow], stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True,

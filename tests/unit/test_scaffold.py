@@ -2,6 +2,7 @@
 a user's project, and what it refuses."""
 import configparser
 import os
+import re
 import shutil
 import sys
 
@@ -9,6 +10,7 @@ import pytest
 from helpers import FIXTURES, Completed, assert_one_line_usage_error
 
 from gilbench.measure import workerindex
+from gilbench.model import envnames
 from gilbench.runner import cli, projectbuild, scaffold
 
 PROJECT = os.path.join(FIXTURES, "fastsum_project")
@@ -128,8 +130,10 @@ def test_tox_file_has_an_env_per_interpreter_found(project, tmp_path, init,
     assert ini["testenv:py27"]["basepython"] == "python2.7"
     assert "download" not in ini["testenv:py27"]
     assert ini["testenv:pypy311"]["download"] == "true"
-    assert "gilbench run --module bench/gilbench_cases.py" in (
-        ini["testenv"]["commands"])
+    # gilbench run, unless GILBENCH_COMMAND says (the pull request
+    # check's "continuous BASE HEAD").
+    assert ("gilbench {env:GILBENCH_COMMAND:run} --module "
+            "bench/gilbench_cases.py") in ini["testenv"]["commands"]
     # Where gilbench's source is: this clone (an editable install).
     assert ini["gilbench"]["source"] == "{env:GILBENCH_SOURCE:%s}" % (
         os.path.dirname(os.path.dirname(FIXTURES)))
@@ -190,16 +194,56 @@ def test_an_existing_file_is_never_overwritten(project, init):
     cases = project / "bench" / "gilbench_cases.py"
     cases.parent.mkdir()
     cases.write_text("# mine\n")
-    done = init(project, "--ci")
+    done = init(project, "--ci", "--gilbench-source", "acme/gilbench")
     assert done.code == 0, done.stderr
     assert cases.read_text() == "# mine\n"
     assert done.stdout.splitlines() == [
         "kept bench/gilbench_cases.py: it exists (delete it to have it "
         "written again)", "wrote tox-gilbench.ini",
         "wrote .github/workflows/gilbench.yml"]
+
+
+def _sections(path):
+    ini = configparser.ConfigParser(interpolation=None)
+    ini.read(str(path))
+    return {name.split(":", 1)[1]: ini[name] for name in ini.sections()
+            if name.startswith("testenv:")}
+
+
+def test_every_env_the_workflow_runs_has_its_tox_section(project, init):
+    """One list makes both: each matrix env has a section naming its
+    interpreter, a GIL-on twin sets PYTHON_GIL=1, 2.7 runs in a
+    container, and gilbench comes from the repository init was given."""
+    done = init(project, "--ci", "--gilbench-source", "acme/gilbench@v2")
+    assert done.code == 0, done.stderr
     workflow = (project / scaffold.WORKFLOW).read_text()
-    assert '- {env: py313t-gil, python: "3.13t"}' in workflow
-    assert "py27" not in workflow.split("include:")[1]
+    matrix = re.findall(r"- \{env: ([\w-]+), (python|container): "
+                        r'"([^"]+)"\}', workflow)
+    sections = _sections(project / scaffold.TOX)
+    assert [env for env, _, _ in matrix] == [
+        i.name for i in envnames.KNOWN]
+    for env, how, what in matrix:
+        assert "basepython" in sections[env], env
+        twin = env.endswith("-gil")
+        assert ("PYTHON_GIL = 1" in sections[env].get("setenv", "")) == twin
+        assert what.endswith("t") == envnames.named(env).free_threaded
+    assert ("py27", "container", "python:2.7") in matrix
+    assert ("py313t-gil", "python", "3.13t") in matrix
+    assert "repository: acme/gilbench\n" in workflow
+    assert "ref: v2\n" in workflow
+    assert "vars.GILBENCH_REPOSITORY" not in workflow
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--ci"], "--ci needs --gilbench-source OWNER/NAME[@REF]"),
+    (["--ci", "--gilbench-source", "no-slash"], "is not OWNER/NAME[@REF]"),
+])
+def test_the_workflow_needs_where_gilbench_comes_from(project, init, args,
+                                                      said):
+    done = init(project, *args)
+    assert_one_line_usage_error(done)
+    assert said in done.stderr
+    assert not (project / scaffold.WORKFLOW).exists()
 
 
 @pytest.mark.parametrize("args, said", [

@@ -19,7 +19,7 @@ import numpy
 from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.measure import pyperfinternals
 from gilbench.report.commands import compare_answers, compare_scaling
-from gilbench.report.data import loader
+from gilbench.report.data import loader, sides
 from gilbench.report.data.lookup import identity
 from gilbench.report.data.records import Cell, Table, label
 from gilbench.report.kinds.base import ratio_interval
@@ -246,10 +246,18 @@ class Comparison:
     answers: list = field(default_factory=list)  # ChangedAnswers
 
 
-def compare(base_paths, changed_paths):
-    base = loader.load_results(base_paths)
-    changed = loader.load_results(changed_paths)
-    pairs = pair_files(base, changed)
+def compare(base_paths, changed_paths, split=None):
+    """The Comparison of two sets of result files; or, with ``split``
+    (sides.parse's), of each file of ``base_paths`` at one value of a
+    dimension against the other (``changed_paths`` unused)."""
+    if split is None:
+        base = loader.load_results(base_paths)
+        changed = loader.load_results(changed_paths)
+        pairs = pair_files(base, changed)
+    else:
+        pairs = [sides.split(result, *split)
+                 for result in loader.load_results(base_paths)]
+        base, changed = [b for b, _ in pairs], [c for _, c in pairs]
     found = [(base_file, changed_file, changes(base_file, changed_file),
               compare_scaling.changes(base_file, changed_file,
                                       _pair_label(base_file, changed_file)))
@@ -312,8 +320,14 @@ def _parser():
         "the geometric mean per family.")
     parser.add_argument("base", metavar="BASE",
                         help="result JSON file or directory (before)")
-    parser.add_argument("changed", metavar="CHANGED",
-                        help="result JSON file or directory (after)")
+    parser.add_argument("changed", metavar="CHANGED", nargs="?",
+                        help="result JSON file or directory (after; none "
+                        "with --sides)")
+    parser.add_argument("--sides", metavar="DIM=BASE,CHANGED",
+                        help="compare within each file of BASE: its "
+                        "benchmarks whose dimension DIM is BASE against "
+                        "those where it is CHANGED, measured in one run "
+                        "(gilbench continuous: revision=base,head)")
     add_output_options(parser)
     parser.add_argument("--fail-above", type=float, metavar="PCT",
                         help="exit 1 when a significant slowdown exceeds "
@@ -322,6 +336,11 @@ def _parser():
                         help="exit 1 when a scaling curve's efficiency at "
                         "its largest common count drops by more than PCT "
                         "percent and the drop is significant")
+    parser.add_argument("--fail-changed-answers", action="store_true",
+                        help="exit 1 when a finding's answer moved beyond "
+                        "its margin (its intervals apart, its value moved "
+                        "by more than the margin), or became n/a; each is "
+                        "named on stderr")
     return parser
 
 
@@ -332,12 +351,18 @@ def main(argv):
         if value is not None and not value >= 0:
             raise UsageError("--%s must be 0 or more (a percentage)"
                              % option.replace("_", "-"))
+    if (args.changed is None) == (args.sides is None):
+        raise UsageError("give CHANGED, or --sides DIM=BASE,CHANGED to "
+                         "compare within BASE (not both)")
+    split = sides.parse(args.sides) if args.sides is not None else None
     fmt = output_format(args)
-    comparison = compare([args.base], [args.changed])
+    comparison = compare([args.base], [args.changed], split)
     emit(render_comparison(comparison, fmt), fmt, args.output)
     status = 0
+    if args.fail_changed_answers:
+        status = _gate_answers(comparison)
     if args.fail_efficiency_drop is not None:
-        status = _gate_scaling(comparison, args.fail_efficiency_drop)
+        status = _gate_scaling(comparison, args.fail_efficiency_drop) or status
     if args.fail_above is None:
         return status
     worse = slowdowns_above(comparison, args.fail_above)
@@ -350,6 +375,20 @@ def main(argv):
               % (len(worse), args.fail_above, named, more), file=sys.stderr)
         return 1
     return status
+
+
+def _gate_answers(comparison):
+    """1 (and a line per answer, the first three) when answers moved
+    beyond their margins."""
+    moved = [a for a in comparison.answers
+             if compare_answers.beyond_margin(a)]
+    if not moved:
+        return 0
+    print("gilbench: %d answer(s) changed beyond their margin:"
+          % len(moved), file=sys.stderr)
+    for found in moved:
+        print("  " + compare_answers.said(found), file=sys.stderr)
+    return 1
 
 
 def _gate_scaling(comparison, percent):

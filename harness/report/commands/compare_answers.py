@@ -9,15 +9,23 @@ throughput, a crossover) whose two intervals no longer overlap.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+import numpy
+
+from gilbench.report import kinds
+from gilbench.report.data.lookup import Lookup
 from gilbench.report.data.records import Table, label
+from gilbench.report.numbers import intervals
 from gilbench.report.tables import pivot, questions
 
 TITLE = "Changed answers"
 NOTE = ("Findings whose answer changed: a best-of's winner, a comparison "
         "now above, below or across 1 (undecided), an answer that became "
-        "n/a; or a number whose intervals no longer overlap.")
+        "n/a; a number whose intervals no longer overlap; or one whose "
+        "change (changed / base, drawn from both sides' bootstrap draws, "
+        "so what they share cancels) lies wholly beyond its margin.")
 
 
 @dataclass
@@ -28,6 +36,9 @@ class ChangedAnswer:
     base: object  # Cell
     changed: object  # Cell
     why: str
+    margin: float = intervals.MARGIN  # the finding's (a share)
+    kind: str = ""  # its cell's kind (speedup, efficiency, ratio...)
+    moved: tuple | None = None  # (changed / base, its interval), or None
 
 
 def verdict(kind, found):
@@ -53,14 +64,52 @@ def _apart(base, changed):
         changed.interval[1] < base.interval[0]
 
 
-def why_changed(kind, base, changed):
-    """Why the answer changed, or None when it did not."""
+def why_changed(kind, base, changed, moved=None, margin=intervals.MARGIN):
+    """Why the answer changed, or None when it did not.  ``moved``: the
+    change's (ratio, interval), where the kind draws its number."""
     before, after = verdict(kind, base), verdict(kind, changed)
     if before != after:
         return "%s -> %s" % (before or "a number", after or "a number")
-    if before is None and _apart(base, changed):
+    if _apart(base, changed):  # the same verdict, another number
         return "intervals apart"
+    if moved is not None and _outside(moved[1], margin):
+        return "moved %s" % _ratio_text(moved)
     return None
+
+
+def _outside(interval, margin):
+    """Whether a ratio's interval lies wholly beyond ``margin`` of 1."""
+    return interval[1] < 1 / (1 + margin) or interval[0] > 1 + margin
+
+
+def _ratio_text(moved):
+    ratio, (low, high) = moved
+    return "%.2fx [%.2f-%.2f]" % (ratio, low, high)
+
+
+def moved(base_file, changed_file, row):
+    """(changed / base, its 95% interval) of a finding's number: the
+    ratio of the two sides' bootstrap draws, which share what both read
+    (the ceiling; a block's shift, when one run measured both sides), so
+    it cancels; None where a side or the kind has no draws."""
+    declaration, family = row.declaration, row.family
+    found = []
+    for result in (base_file, changed_file):
+        records = [r for r in result.records if r.dims["family"] == family]
+        kind = kinds.make({"cell": declaration["cell"], "note": "",
+                           "margin": declaration.get("margin")},
+                          pivot.family_axes([result], family),
+                          pivot.ceiling_lookup([result]))
+        found.append(questions.answer_draws(
+            kind, declaration, records, Lookup(records), result.interpreter,
+            result.planned_cpus))
+    if found[0] is None or found[1] is None:
+        return None
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        ratio = found[1] / found[0]
+    if not (numpy.isfinite(ratio).all() and (ratio > 0).all()):
+        return None
+    return (float(numpy.median(ratio)), intervals.bounds(ratio))
 
 
 def changes(base_file, changed_file, pair):
@@ -75,17 +124,63 @@ def changes(base_file, changed_file, pair):
             continue
         compared += 1
         kind = row.declaration["cell"]["kind"]
-        why = why_changed(kind, row.answers[0], other.answers[0])
+        margin = row.declaration.get("margin") or intervals.MARGIN
+        change = (moved(base_file, changed_file, row)
+                  if row.family in base_file.tables else None)
+        why = why_changed(kind, row.answers[0], other.answers[0], change,
+                          margin)
         if why:
-            found.append(ChangedAnswer(row.family, row.question, pair,
-                                       row.answers[0], other.answers[0],
-                                       why))
+            found.append(ChangedAnswer(
+                row.family, row.question, pair, row.answers[0],
+                other.answers[0], why, margin, kind, change))
     return found, compared
+
+
+# Kinds whose answer is better higher: only a fall fails the check.
+HIGHER_IS_BETTER = ("speedup", "efficiency")
+
+
+def beyond_margin(found):
+    """Whether a ChangedAnswer moved for certain and by more than its
+    finding's margin: its two intervals apart and its value moved by more
+    than the margin (a verdict changing at a threshold is not enough: 0.93
+    "the same" and 0.90 "below 1" can both hold of one call), downwards
+    for a speedup or an efficiency; or it became n/a (the change broke
+    it)."""
+    base, changed = found.base, found.changed
+    if changed.missing or base.missing:
+        return changed.missing and not base.missing
+    if found.moved is not None:  # the change's own interval decides
+        low, high = found.moved[1]
+        if found.kind in HIGHER_IS_BETTER:
+            return high < 1 / (1 + found.margin)
+        return _outside(found.moved[1], found.margin)
+    if not _apart(base, changed):
+        return False
+    if not (base.value and changed.value and base.value * changed.value > 0):
+        return True
+    moved = math.log(changed.value / base.value)
+    if found.kind in HIGHER_IS_BETTER:
+        moved = -moved
+    return moved > math.log1p(found.margin) or (
+        found.kind not in HIGHER_IS_BETTER
+        and -moved > math.log1p(found.margin))
+
+
+def said(found):
+    """One line naming a changed answer: question, interpreter, before ->
+    after (and the change's ratio, where drawn)."""
+    return "%s [%s]: %s -> %s%s" % (
+        found.question, found.pair, found.base.display,
+        found.changed.display,
+        "; %s" % _ratio_text(found.moved) if found.moved else "")
 
 
 def table(found):
     return Table(TITLE, NOTE,
                  [label(h) for h in ("Question", "Interpreter", "Base",
-                                     "Changed", "What changed")],
+                                     "Changed", "Changed / base",
+                                     "What changed")],
                  [[label(c.question), label(c.pair), c.base, c.changed,
+                   label(_ratio_text(c.moved) if c.moved else "-"),
                    label(c.why)] for c in found])

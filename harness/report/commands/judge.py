@@ -22,7 +22,8 @@ import sys
 from dataclasses import dataclass
 
 from gilbench.errors import OneLineErrorParser, UsageError
-from gilbench.report.data import loader
+from gilbench.model import revisions
+from gilbench.report.data import loader, sides
 from gilbench.report.tables import pivot, questions
 
 
@@ -49,6 +50,8 @@ def is_undecided(cell):
 
 def undecided(results):
     """([Undecided] more processes may decide, [keys] they cannot)."""
+    # A run of two revisions (gilbench continuous) decides each one's.
+    results = sides.each_side(results, revisions.AXIS)
     families = pivot.family_order(results)
     table = questions.findings_table(results, families)
     open_, hopeless = [], []

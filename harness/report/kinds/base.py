@@ -100,6 +100,12 @@ class Kind:
         """A finding's compact answer; a table cell unless a kind says."""
         return self.cell(lookup, dims)
 
+    def draws(self, lookup, dims):
+        """The bootstrap draws of the answer's number (intervals.SHARED's:
+        two answers read from one load share their benchmarks' and
+        blocks' draws), or None where the kind has none."""
+        return None
+
     def describe(self, grid):
         raise NotImplementedError
 

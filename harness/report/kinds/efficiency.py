@@ -64,6 +64,10 @@ class Efficiency(Speedup):
         return (speedup / ceiling, _draws(base, this, one, many),
                 ceiling, speedup, (this, base, one, many))
 
+    def draws(self, lookup, dims):
+        found = self.drawn(lookup, dims)
+        return None if isinstance(found, Cell) else found[1]
+
     def judged(self, lookup, dims):
         found = self.efficiency(lookup, dims)
         if isinstance(found, Cell):

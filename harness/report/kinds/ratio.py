@@ -73,6 +73,14 @@ class Ratio(Judged):
                     significant=significant, same=same), (numerator,
                                                           denominator)
 
+    def draws(self, lookup, dims):
+        numerator, denominator, _, _ = self.pair(lookup, dims)
+        if numerator is None or denominator is None:
+            return None
+        top, bottom = (intervals.SHARED.means(numerator),
+                       intervals.SHARED.means(denominator))
+        return None if top is None or bottom is None else top / bottom
+
     def wording(self, found, pair):
         numerator, denominator = pair
         return spaced(cells.factor(found.value),

@@ -63,6 +63,17 @@ class Speedup(Judged):
                                                             factor)
         return speedup, interval, this, base
 
+    def draws(self, lookup, dims):
+        measured = self.measure(lookup, dims)
+        if isinstance(measured, Cell) or measured[2] is measured[3]:
+            return None
+        speedup, _, this, base = measured
+        top, bottom = (intervals.SHARED.means(base),
+                       intervals.SHARED.means(this))
+        if top is None or bottom is None:
+            return None
+        return top / bottom * (speedup * this.mean / base.mean)
+
     def _flags(self, interval, this, base):
         """(flags, significant, same); the baseline's own cell compares
         nothing, so it is neither."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gilbench.report.data.records import Cell
 from gilbench.report.kinds.base import Kind
-from gilbench.report.numbers import cells
+from gilbench.report.numbers import cells, intervals
 
 
 class Value(Kind):
@@ -17,6 +17,14 @@ class Value(Kind):
         return Cell(cells.format_quantity(record.mean / ops, record.unit),
                     record.mean / ops, record.stdev / ops,
                     cells.flags(record))
+
+    def draws(self, lookup, dims):
+        record, _ = lookup.get(dims)
+        if record is None:
+            return None
+        found = intervals.SHARED.means(record)
+        ops = record.ops_per_loop if self.spec["per_op"] else 1
+        return None if found is None else found / ops
 
     def describe(self, grid):
         if self.spec["per_op"]:

@@ -20,6 +20,7 @@ from gilbench.model.resultformat import (
 from gilbench.report import kinds
 from gilbench.report.data import interpreters
 from gilbench.report.data.lookup import Lookup, Recording
+from gilbench.report.data.records import Cell
 from gilbench.report.numbers import cells, intervals
 from gilbench.report.tables import builds, pivot
 
@@ -197,6 +198,22 @@ def answer(kind, declaration, records, lookup, interpreter, planned=None):
     """One finding's Cell for one result file's records of its family
     (``lookup`` finds among them), computed by ``kind`` near its point;
     ``planned``: the file's N, for a count at USABLE."""
+    dims = located(kind, declaration, records, interpreter, planned)
+    if isinstance(dims, Cell):
+        return dims
+    return kind.answer(lookup, dims)
+
+
+def answer_draws(kind, declaration, records, lookup, interpreter,
+                 planned=None):
+    """The bootstrap draws of ``answer``'s number (kind.draws), or None."""
+    dims = located(kind, declaration, records, interpreter, planned)
+    return None if isinstance(dims, Cell) else kind.draws(lookup, dims)
+
+
+def located(kind, declaration, records, interpreter, planned=None):
+    """The dimensions ``answer`` computes a finding's cell at, or a
+    missing Cell saying why there are none."""
     if not records:
         return cells.missing(cells.NOT_RUN)
     at = resolved(declaration["at"], planned)
@@ -216,7 +233,7 @@ def answer(kind, declaration, records, lookup, interpreter, planned=None):
                 "n/a: the question reads %d workers at once; this machine "
                 "has %d usable CPUs" % (crowded[0].concurrency,
                                         crowded[0].cpus_usable))
-    return kind.answer(lookup, {**dims, INTERPRETER: interpreter})
+    return {**dims, INTERPRETER: interpreter}
 
 
 def evidence_title(declaration, tables):
