@@ -29,6 +29,7 @@ from gilbench.errors import PassThroughParser, UsageError
 from gilbench.measure import gilguard
 from gilbench.model import axes, machine, registry, timeitspec
 from gilbench.model import resultformat as fmt
+from gilbench.model.design import FIXED
 from gilbench.runner import child, results, run, runoptions, timeitmany
 
 CASE_MODULE = "gilbench.measure.timeitcase"
@@ -174,8 +175,22 @@ def run_arguments(args, spec, output):
         pin_threads=args.pin_threads, fresh_workers=args.fresh_workers,
         quiet=args.quiet, resume=args.resume,
         restart=args.restart, memory_limit=args.memory_limit,
-        loops_from=args.loops_from, design=args.design, budget=args.budget,
-        dry_run=args.dry_run)
+        loops_from=args.loops_from, design=args.design,
+        budget=default_budget(args), dry_run=args.dry_run)
+
+
+# timeit's budget, unless told: a first answer should decide, and for one
+# statement run's default (half the fixed recipe's estimate, 5-10 s here)
+# left most of its speedups too noisy to tell.
+BUDGET = 60.0
+
+
+def default_budget(args):
+    """--budget where given; else BUDGET seconds for the adaptive design,
+    none for the fixed one."""
+    if args.budget is not None or args.design == FIXED:
+        return args.budget
+    return BUDGET
 
 
 def _output(args):

@@ -202,5 +202,20 @@ def test_page_keys_the_marks_in_one_line_linked_to_the_legend():
     assert questions.INTRO[:40] not in findings
     linked = render.render_tables([], "html", "t", [], found=found,
                                   docs_url="https://example.org/docs")
-    assert ('<a href="https://example.org/docs/reading.html">'
-            in linked.split('<p class="key">')[1].split("</p>")[0])
+    key = linked.split('<p class="key">')[1].split("</p>")[0]
+    assert '<a href="https://example.org/docs/reading.html">' in key
+    assert ('<a href="https://example.org/docs/glossary.html">every mark '
+            'and term</a>') in key
+
+
+@pytest.mark.parametrize("docs_url, said", [
+    (None, "Every mark and term: docs/glossary.rst in gilbench's manual."),
+    ("https://example.org/docs/",
+     "Every mark and term: https://example.org/docs/glossary.html."),
+])
+@pytest.mark.parametrize("fmt", ["rst", "md"])
+def test_the_text_pages_name_the_glossary_under_their_legend(fmt, docs_url,
+                                                             said):
+    page = render.render_tables([], fmt, "t", [], found=matrix(SIXTEEN),
+                                docs_url=docs_url, width=0)
+    assert said in page

@@ -76,3 +76,39 @@ def test_compare_takes_changed_or_sides(args):
     with pytest.raises(UsageError) as raised:
         compare.main(args)
     assert "give CHANGED, or --sides DIM=BASE,CHANGED" in str(raised.value)
+
+
+def test_one_revisions_undecided_answer_opens_both_revisions():
+    """Rounds measure a benchmark's revisions in the same blocks: the
+    judge opens both where one revision's answer is undecided."""
+    from gilbench.report.commands import judge
+    from gilbench.report.data.records import Record, ResultFile
+    base = Record("x[revision=base]", {"family": "f", "case": "c",
+                                       "revision": "base"})
+    head = Record("x[revision=head]", {"family": "f", "case": "c",
+                                       "revision": "head"})
+    other = Record("y", {"family": "f", "case": "d"})
+    twins = judge._revision_twins([ResultFile(
+        "r.json", "CPython 3.11", (3, 11), [base, head, other], {}, {})])
+    assert twins[base.name] == twins[head.name] == [base, head]
+    assert other.name not in twins
+
+
+@pytest.mark.parametrize("kind, moved, changed_missing, fails", [
+    ("efficiency", (0.60, (0.55, 0.66)), False, True),
+    ("efficiency", (0.85, (0.80, 0.92)), False, False),  # within 10%
+    ("speedup", (1.40, (1.30, 1.50)), False, False),  # a rise is listed
+    ("ratio", (1.38, (1.10, 1.74)), False, False),  # not a scaling answer
+    ("ratio", None, True, True),  # became n/a: the head broke it
+])
+def test_the_check_fails_on_scaling_that_fell_or_broke(kind, moved,
+                                                       changed_missing,
+                                                       fails):
+    from gilbench.report.commands import compare_answers
+    from gilbench.report.data.records import Cell
+    base = Cell("", 0.9, interval=(0.8, 1.0))
+    changed = (Cell("n/a: failed", missing=True) if changed_missing
+               else Cell("", 0.5, interval=(0.45, 0.55)))
+    found = compare_answers.ChangedAnswer(
+        "f", "q?", "CPython 3.11", base, changed, "why", 0.1, kind, moved)
+    assert compare_answers.stopped_scaling(found) is fails

@@ -136,35 +136,32 @@ def changes(base_file, changed_file, pair):
     return found, compared
 
 
-# Kinds whose answer is better higher: only a fall fails the check.
-HIGHER_IS_BETTER = ("speedup", "efficiency")
+# The kinds that say how a call scales: the check fails on their fall.
+SCALING_KINDS = ("speedup", "efficiency")
 
 
-def beyond_margin(found):
-    """Whether a ChangedAnswer moved for certain and by more than its
-    finding's margin: its two intervals apart and its value moved by more
-    than the margin (a verdict changing at a threshold is not enough: 0.93
-    "the same" and 0.90 "below 1" can both hold of one call), downwards
-    for a speedup or an efficiency; or it became n/a (the change broke
-    it)."""
+def stopped_scaling(found):
+    """Whether a ChangedAnswer says the change made a call scale worse,
+    for certain and by more than its finding's margin: a speedup or an
+    efficiency whose change (changed / base) lies wholly below 1 / (1 +
+    margin) -- where the kind has no draws, whose two intervals are apart
+    and whose value fell by more than the margin (a verdict changing at a
+    threshold is not enough: 0.93 "the same" and 0.90 "below 1" can both
+    hold of one call); or any answer that became n/a (the change broke
+    it).  Other answers that moved (a ratio, a time, a winner) are listed,
+    not failed: two builds of one source differ by more than their
+    intervals in a GIL convoy's share of slow processes."""
     base, changed = found.base, found.changed
     if changed.missing or base.missing:
         return changed.missing and not base.missing
-    if found.moved is not None:  # the change's own interval decides
-        low, high = found.moved[1]
-        if found.kind in HIGHER_IS_BETTER:
-            return high < 1 / (1 + found.margin)
-        return _outside(found.moved[1], found.margin)
-    if not _apart(base, changed):
+    if found.kind not in SCALING_KINDS:
         return False
-    if not (base.value and changed.value and base.value * changed.value > 0):
-        return True
-    moved = math.log(changed.value / base.value)
-    if found.kind in HIGHER_IS_BETTER:
-        moved = -moved
-    return moved > math.log1p(found.margin) or (
-        found.kind not in HIGHER_IS_BETTER
-        and -moved > math.log1p(found.margin))
+    if found.moved is not None:  # the change's own interval decides
+        return found.moved[1][1] < 1 / (1 + found.margin)
+    if not (_apart(base, changed) and base.value and changed.value
+            and base.value * changed.value > 0):
+        return False
+    return math.log(base.value / changed.value) > math.log1p(found.margin)
 
 
 def said(found):

@@ -50,7 +50,9 @@ def is_undecided(cell):
 
 def undecided(results):
     """([Undecided] more processes may decide, [keys] they cannot)."""
-    # A run of two revisions (gilbench continuous) decides each one's.
+    # A run of two revisions (gilbench continuous) decides each one's,
+    # and measures a benchmark's revisions together (twinned).
+    twins = _revision_twins(results)
     results = sides.each_side(results, revisions.AXIS)
     families = pivot.family_order(results)
     table = questions.findings_table(results, families)
@@ -63,8 +65,30 @@ def undecided(results):
                 hopeless.append((row.question, label))
             else:
                 open_.append(Undecided(row.question, label, cell.display,
-                                       list(cell.read)))
+                                       [twin for record in cell.read
+                                        for twin in twins.get(record.name,
+                                                              [record])]))
     return open_, hopeless
+
+
+def _revision_twins(results):
+    """{name of a benchmark measured at a revision: its records at every
+    revision}: one revision's answer that needs more
+    processes gets them for all, in the same blocks, or the machine's
+    state of the moment would stand between the revisions."""
+    found = {}
+    for result in results:
+        by_point = {}
+        for record in result.records:
+            if revisions.AXIS in record.dims:
+                point = tuple(sorted((k, str(v)) for k, v in
+                                     record.dims.items()
+                                     if k != revisions.AXIS))
+                by_point.setdefault(point, []).append(record)
+        for group in by_point.values():
+            for record in group:
+                found[record.name] = group
+    return found
 
 
 def verdict(results):

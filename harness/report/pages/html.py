@@ -19,7 +19,7 @@ from markupsafe import Markup
 from gilbench.report.data.records import label
 from gilbench.report.kinds.base import is_number
 from gilbench.report.numbers import cells
-from gilbench.report.pages import figurepool, plots, svgtrim
+from gilbench.report.pages import figurepool, manual, plots, svgtrim
 from gilbench.report.pages.text import one_line
 from gilbench.report.tables import layout, questions
 
@@ -394,19 +394,15 @@ def docs_links(page_sections, docs_url):
     from gilbench.model.resultformat import TIMEIT_FAMILY
     built_in = {name.rsplit(".", 1)[1]
                 for name in modules.default_module_names()} | {TIMEIT_FAMILY}
-    base = _docs_base(docs_url)
     for section in page_sections:
         if section.title in built_in:
-            section.link = "%sfamilies/%s.html" % (base, section.title)
-
-
-def _docs_base(docs_url):
-    return docs_url if docs_url.endswith("/") else docs_url + "/"
+            section.link = manual.page_url(docs_url,
+                                           "families/" + section.title)
 
 
 def reading_url(docs_url):
     """Where the manual's "Reading the report" is built, or None."""
-    return _docs_base(docs_url) + "reading.html" if docs_url else None
+    return manual.page_url(docs_url, "reading")
 
 
 def page(environment, title, intro, tables, plot_tables=True, found=None,
@@ -427,6 +423,7 @@ def page(environment, title, intro, tables, plot_tables=True, found=None,
         shades=[(css, text) for css, _, _, text in SHADES],
         answer_legend=ANSWER_LEGEND, marks_key=MARKS_KEY, key_tail=KEY_TAIL,
         reading_url=reading_url(docs_url),
+        glossary_url=manual.page_url(docs_url, "glossary"),
         question_rem=QUESTION_REM, answer_rem=ANSWER_REM,
         matrix_rem=lambda columns: QUESTION_REM + ANSWER_REM * columns,
         figure_css=Markup(figure_css))

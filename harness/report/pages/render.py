@@ -12,7 +12,7 @@ import jinja2
 
 from gilbench import templates
 from gilbench.report.numbers import cells
-from gilbench.report.pages import jsonpage
+from gilbench.report.pages import jsonpage, manual
 from gilbench.report.pages.text import one_line
 from gilbench.report.pages.textlayout import (
     WIDTH,
@@ -131,7 +131,8 @@ def render_tables(tables, fmt, title, intro, legend=cells.LEGEND,
     text = environment().get_template(FORMATS[fmt]).render(
         title=escape(title),
         intro=[wrap(escape(line), width) for line in intro],
-        legend=wrap(escape(legend), width),
+        legend=wrap(escape(legend + " " + manual.glossary_sentence(docs_url)),
+                    width),
         findings_title=questions.TITLE,
         findings=(findings_as_text(found, escape, width)
                   if found and found.rows else None),
