@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 from gilbench.errors import UsageError
-from gilbench.runner import runoptions
+from gilbench.runner import judging, runoptions
 
 # Options of ours that a single-interpreter run must not see again.
 _DROPPED = ("--python", "-o", "--output")
@@ -33,9 +33,20 @@ def _call(command):
     no subprocess.run)."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE,
-                               universal_newlines=True)
+                               universal_newlines=True, env=_environment())
     _, stderr = process.communicate()
     return process.returncode, stderr
+
+
+def _environment():
+    """This process's environment; where this interpreter judges
+    findings and none is named, it judges the others' rounds too (an
+    interpreter without the report side sizes them by spread alone)."""
+    environ = dict(os.environ)
+    mine = judging.judge_python()
+    if mine and judging.ENVIRONMENT not in environ:
+        environ[judging.ENVIRONMENT] = mine
+    return environ
 
 
 def check_interpreter(python):
