@@ -244,10 +244,9 @@ def _curves(path):
     return result, gil, curves, results
 
 
-def sharing_line(path_results, curves):
-    """What sharing the set-up's objects costs the threads, at the
-    largest count within the usable CPUs, where both were measured; else
-    None."""
+def sharing(path_results, curves):
+    """(count, Cell): shared time over own at the largest count within
+    the usable CPUs, where both were measured; else None."""
     own = curves.get(("threads", "own"))
     if own is None or ("threads", "shared") not in curves:
         return None
@@ -259,7 +258,16 @@ def sharing_line(path_results, curves):
     records = [r for curve in curves.values() if curve.axis == "threads"
                for r in curve.lookup.records]
     dims = {k: v for k, v in own.dims(count).items() if k != OBJECTS}
-    found = kind.answer(Lookup(records), dims)
+    return count, kind.answer(Lookup(records), dims)
+
+
+def sharing_line(path_results, curves):
+    """What sharing the set-up's objects costs the threads (``sharing``),
+    in a line; else None."""
+    found = sharing(path_results, curves)
+    if found is None:
+        return None
+    count, found = found
     if found.value is None:
         return "Sharing at %d threads: %s" % (count, found.display)
     if found.same:
@@ -334,6 +342,11 @@ def table_lines(paths, stmt):
             rows.append(["parallel? (%s%s)" % (axis, named_too)] + [
                 short_verdict(curves[key]) if key in curves else "-"
                 for _, _, curves, _ in found])
+    if several:
+        shares = [sharing(results, curves) for _, _, curves, results in found]
+        rows.append(["shared/own time (N threads)"] + [
+            "-" if share is None else "%s (%d)" % (share[1].display, share[0])
+            for share in shares])
     widths = [max(len(row[i]) for row in [header] + rows)
               for i in range(len(header))]
     first = stmt.splitlines()[0] if stmt.strip() else stmt
