@@ -36,6 +36,12 @@ def test_the_example_runs_and_answers_its_question(tmp_path):
 def test_readme_is_a_short_front_door():
     text = open(README).read()
     assert len(text.splitlines()) <= 220
+    # Its first screen reaches a first answer: install, then timeit on
+    # two interpreters, with where a free-threaded one comes from.
+    first = "\n".join(text.splitlines()[:50])
+    assert "pip install './gilbench[report]'" in first
+    assert "gilbench timeit --python" in first and "3.13t" in first
+    assert "docs/glossary.rst" in text
     assert "    bash tools/matrix.sh\n" in text
     assert "    bash tools/test.sh\n" in text
     for page in ("getting-started", "reading", "writing-cases"):
