@@ -16,7 +16,7 @@ from gilbench.errors import (
     UsageError,
     exit_with_usage_error,
 )
-from gilbench.runner import runoptions
+from gilbench.runner import howlong, runoptions
 
 COMMANDS = ("run", "timeit", "list", "report", "compare", "refine",
             "extend", "judge", "init", "continuous")
@@ -94,6 +94,7 @@ def run_parser():
     runoptions.add_run_options(
         parser, "result JSON (default: results/<python>.json); replaced "
         "only when the run wrote something")
+    howlong.add_option(parser)
     parser.add_argument("--dry-run", action="store_true",
                         help="print the plan (per family: benchmarks, "
                         "counts, estimated time) and run nothing")
@@ -103,9 +104,12 @@ def run_parser():
 def cmd_run(argv):
     from gilbench.runner import run
     args, pyperf_options = run_parser().parse_known_args(argv)
+    pyperf_options = howlong.fold(args, pyperf_options)
     runoptions.check_run_options(args)
     args.params = parse_params(args)
-    return run.run(args, pyperf_options)
+    code = run.run(args, pyperf_options)
+    howlong.say_notices(argv)
+    return code
 
 
 def cmd_timeit(argv):

@@ -82,10 +82,10 @@ def lines(plan):
                     "answer needs more, within a budget of %s (%s)" % (
                         _duration(plan["estimated_seconds"]),
                         _duration(plan["budget_seconds"]),
-                        "--budget" if plan["budget_told"] else
+                        "--time SECONDS" if plan["budget_told"] else
                         "half the full fixed recipe's estimate, less if "
                         "the first looks price the recipe lower; "
-                        "--budget sets it"))
+                        "--time SECONDS sets it"))
     else:
         said.append("  total: about %s" % _duration(
             plan["estimated_seconds"]))

@@ -30,7 +30,14 @@ from gilbench.measure import gilguard
 from gilbench.model import axes, machine, registry, timeitspec
 from gilbench.model import resultformat as fmt
 from gilbench.model.design import FIXED
-from gilbench.runner import child, results, run, runoptions, timeitmany
+from gilbench.runner import (
+    child,
+    howlong,
+    results,
+    run,
+    runoptions,
+    timeitmany,
+)
 
 CASE_MODULE = "gilbench.measure.timeitcase"
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -87,6 +94,7 @@ def parser():
     runoptions.add_run_options(
         parser, "result JSON (default: a new temporary file, named at "
         "the end)")
+    howlong.add_option(parser)
     for names in _PYPERF_VALUES:
         parser.add_argument(*names, dest=_dest(names), metavar="VALUE",
                             help=_PYPERF_HELP.get(names[-1],
@@ -204,12 +212,18 @@ def _output(args):
 
 
 def main(argv):
+    code = _main(argv)
+    howlong.say_notices(argv)
+    return code
+
+
+def _main(argv):
     args, extra = parser().parse_known_args(argv)
+    options = howlong.fold(args, pyperf_options(args, extra))
     runoptions.check_run_options(args)
     spec = _spec(args)
     if args.python:
         return timeitmany.main(argv, args, spec["stmt"])
-    options = pyperf_options(args, extra)
     # The generated family reads the statement at import (here, and in
     # every benchmark program, which inherits the environment).
     timeitspec.hand_over(spec)

@@ -60,7 +60,7 @@ def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path):
     assert fixed.stdout.splitlines()[-2].startswith("  total: about ")
     told = run_harness("run", "--dry-run", "--case", "gil.*", "-o",
                        tmp_path / "x.json", "--budget", "42", env=env)
-    assert "within a budget of 42 s (--budget)" in told.stdout
+    assert "within a budget of 42 s (--time SECONDS)" in told.stdout
     assert not os.listdir(str(tmp_path))
 
 
