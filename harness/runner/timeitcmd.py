@@ -195,8 +195,8 @@ BUDGET = 60.0
 
 def default_budget(args):
     """--budget where given; else BUDGET seconds for the adaptive design,
-    none for the fixed one."""
-    if args.budget is not None or args.design == FIXED:
+    none for the fixed one or a quick look (run's own)."""
+    if args.budget is not None or args.design == FIXED or args.quick:
         return args.budget
     return BUDGET
 

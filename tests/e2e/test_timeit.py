@@ -474,7 +474,8 @@ def test_several_interpreters_answer_in_one_table(tmp_path):
         options += ["--python", python]
     result = run_harness("timeit", "-p", "1", "-n", "2", "-w", "0",
                          "--min-time", "0.001", "--threads", "1,2",
-                         "-o", tmp_path, *(options + SUM), timeout=600)
+                         "--time", "10", "-o", tmp_path,
+                         *(options + SUM), timeout=600)
     assert result.code == 0, result
     lines = result.stdout.splitlines()
     header = [line for line in lines if line.strip().startswith("|")][0]
