@@ -59,6 +59,10 @@ def _add_selection_options(parser):
     parser.add_argument("--threads", metavar="SPEC",
                         help="shorthand for --param threads=SPEC, e.g. "
                         "1,2,4 or 1-8")
+    parser.add_argument("--processes", metavar="SPEC",
+                        help="shorthand for --param processes=SPEC: the "
+                        "processes driver's counts, as timeit's (pyperf's "
+                        "worker processes are -p N)")
     parser.add_argument("--quick", action="store_true",
                         help="each axis's quick values (and, unless sized, "
                         "smaller pyperf settings)")
@@ -71,16 +75,18 @@ def parse_params(args):
     """{axis: text} from --param and --threads; one line on bad input."""
     params = {}
     items = list(args.param or ())
-    if args.threads is not None:
-        items.append("threads=" + args.threads)
+    for axis in ("threads", "processes"):
+        if getattr(args, axis) is not None:
+            items.append("%s=%s" % (axis, getattr(args, axis)))
     for item in items:
         name, sep, text = item.partition("=")
         name = name.strip()
         if not sep or not name or not text.strip():
             raise UsageError("--param %r: expected AXIS=V1,V2" % item)
         if name in params:
-            raise UsageError("--param: axis %r is given twice (--threads is "
-                             "--param threads=...)" % name)
+            raise UsageError("--param: axis %r is given twice (--threads and "
+                             "--processes are --param threads=... and "
+                             "processes=...)" % name)
         params[name] = text.strip()
     return params
 

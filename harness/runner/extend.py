@@ -49,14 +49,16 @@ def parser():
         description="Measure more worker processes of the benchmarks of a "
         "result file, the way the file's run measured them, and append "
         "their runs to it: within --budget where an answer still needs "
-        "them, or --processes more for each benchmark named.")
+        "them, or -p K more for each benchmark named.")
     made.add_argument("result", metavar="FILE", help="a gilbench result "
                       "file made by this interpreter on this machine")
     made.add_argument("names", metavar="NAME", nargs="*",
                       help="benchmark names, as the file spells them")
-    made.add_argument("--processes", type=int, default=2, metavar="K",
-                      help="worker processes to add to each benchmark named "
-                      "(default: %(default)s)")
+    # -p, as pyperf's worker processes; --processes, its old spelling,
+    # means the processes driver's counts to run and timeit.
+    made.add_argument("-p", "--processes", type=int, default=2, metavar="K",
+                      dest="processes", help="worker processes to add to "
+                      "each benchmark named (default: %(default)s)")
     made.add_argument("--budget", type=float, metavar="SECONDS",
                       help="rounds where an answer still needs more, within "
                       "this many seconds (instead of names)")
@@ -71,16 +73,25 @@ def parser():
 
 def _checked(args):
     if args.processes < 1:
-        raise UsageError("--processes must be at least 1")
+        raise UsageError("-p must be at least 1")
     if args.budget is not None and not args.budget > 0:
         raise UsageError("--budget must be a positive number of seconds")
     if bool(args.names) == (args.budget is not None):
-        raise UsageError("name benchmarks (with --processes) or give "
+        raise UsageError("name benchmarks (with -p) or give "
                          "--budget, one of the two")
     return args
 
 
 def main(argv):
+    code = _main(argv)
+    if any(a.split("=")[0] == "--processes" for a in argv):
+        print("gilbench: extend's --processes still works; it is -p now "
+              "(--processes is the processes driver's counts to run and "
+              "timeit)", file=sys.stderr)
+    return code
+
+
+def _main(argv):
     args = _checked(parser().parse_args(argv))
     suite = earlier_result.load_result(args.result, "extend")
     made = _how_made(suite, args.result)
@@ -104,7 +115,7 @@ def main(argv):
 
 
 def _named(store, args):
-    """``--processes`` more for each benchmark named, as one round of
+    """``-p`` more for each benchmark named, as one round of
     that many blocks (gilbench.runner.blocks)."""
     number = store.rounds_done() + 1
     failed = {}

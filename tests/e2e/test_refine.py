@@ -53,7 +53,7 @@ def _values(runs):
 
 def test_extend_appends_runs_measured_as_the_file_was(result):
     before = _runs(result)
-    done = run_harness("extend", result, ONE, "--processes", "3")
+    done = run_harness("extend", result, ONE, "-p", "3")
     assert done.code == 0, done
     after = _runs(result)
     assert len(after[ONE]) == len(before[ONE]) + 3

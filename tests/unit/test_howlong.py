@@ -46,3 +46,23 @@ def test_each_old_spelling_says_its_word_once():
         "gilbench: --rigorous still works; how long to measure is one "
         "option now: --time rigorous"]
     assert howlong.notices(["--time", "quick", "--threads", "1,2"]) == []
+
+
+def test_processes_means_the_drivers_counts_to_run_as_to_timeit():
+    """--processes is the processes driver's counts (as --threads the
+    threads driver's); pyperf's worker processes are -p, which passes
+    through."""
+    args, rest = cli.run_parser().parse_known_args(
+        ["--processes", "1,2", "--threads", "1-3", "-p", "4"])
+    assert cli.parse_params(args) == {"threads": "1-3", "processes": "1,2"}
+    assert rest == ["-p", "4"]
+    timeit_args, _ = timeitcmd.parser().parse_known_args(
+        ["--processes", "1,2", "stmt"])
+    assert timeit_args.processes == "1,2"
+
+
+def test_extends_more_workers_are_minus_p_and_its_old_spelling_works():
+    from gilbench.runner import extend
+    for argv in (["r.json", "x", "-p", "3"], ["r.json", "x", "--processes",
+                                              "3"]):
+        assert extend.parser().parse_args(argv).processes == 3
