@@ -12,7 +12,7 @@ so a machine that slows down slows both.  ``gilbench compare RESULT
 --sides revision=base,head`` then answers, question by question, what
 changed (on Python >= 3.9; the result file can be compared elsewhere).
 
-Unless told (``--threads``, ``--budget``), it measures the thread counts
+Unless told (``--threads``, ``--time``), it measures the thread counts
 the modules' findings read and 1, within a budget of :data:`BUDGET`
 seconds.  Options other than these go to ``gilbench run`` (pyperf's
 too).  Worker side: Python 2.7-compatible.
@@ -45,7 +45,9 @@ def parser():
                         help="the revision before (a git commit, branch "
                         "or tag of the project, or a directory)")
     parser.add_argument("head", metavar="HEAD",
-                        help="the revision after (HEAD: the checkout)")
+                        help="the revision after (HEAD: the checkout's "
+                        "last commit; what is not committed is not "
+                        "measured)")
     parser.add_argument("--module", action="append", required=True,
                         metavar="MODULE", help="the case module measuring "
                         "the project (a path or a dotted name); repeatable")
@@ -140,8 +142,8 @@ def measure(paths, args, rest, run_command):
         else asked_counts(args.module, THREADS)
     if counts:
         argv += ["--threads", ",".join(str(c) for c in counts)]
-    if "--budget" not in told and "--design" not in told:
-        argv += ["--budget", str(BUDGET)]
+    if not set(told) & {"--time", "--budget", "--design", "--quick"}:
+        argv += ["--time", str(BUDGET)]
     return run_command(argv + ["-o", args.output] + rest)
 
 

@@ -147,6 +147,16 @@ def test_compare_and_its_scaling_gate_read_it(runs, tmp_path):
     if not GIL_BUILD or "runs in parallel" in said[-1] \
             or "partly in parallel" in said[-1]:
         pytest.skip("the summing statement ran in parallel here: %s" % said)
+    from gilbench.report.commands import compare
+    drops = [c for c in compare.compare(
+        [str(tmp_path / "base" / "call.json")],
+        [str(tmp_path / "changed" / "call.json")]).scaling if c.percent < -20]
+    if drops and not drops[0].significant_drop:
+        # Four processes a side on a loaded machine: the drop's interval
+        # reached 0, or no time change behind it was significant.
+        pytest.skip("this machine cannot tell the drop now: %+.0f%% %s, "
+                    "backed: %s" % (drops[0].percent, drops[0].interval,
+                                    drops[0].backed))
     assert gated.code == 1, gated
     assert "efficiency drop" in gated.stderr, gated
 
