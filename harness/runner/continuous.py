@@ -148,9 +148,9 @@ def measure(paths, args, rest, run_command):
 
 
 # A check's default budget, in seconds: the rounds after the first looks
-# go on until each revision's answers are decided or this is spent (half
-# the fixed recipe's estimate, run's own default, is a few seconds for a
-# scaffold's benchmarks at two counts, and left them too noisy to tell).
+# go on until each revision's answers are decided or this is spent; run's
+# own default (half the fixed recipe's estimate) is sized for a matrix of
+# families, not for one module's few benchmarks.
 BUDGET = 60
 
 
@@ -167,7 +167,7 @@ def asked_counts(module_names, axis):
     for _, declared in registry.load_specs(module_names):
         for found in declared.findings:
             at, cell = found.get("at", {}), found["cell"]
-            if axis not in at or axis in (cell.get("along"),) or \
+            if axis not in at or cell.get("along") == axis or \
                     cell.get("kind") in ("scaling", "crossover"):
                 return None
             value = at[axis]

@@ -82,9 +82,10 @@ def main(argv):
              "CFFI": _literal(args.cffi), "ARGUMENT": str(args.argument)}
     files = [(CASES, _filled("gilbench_cases.py.tmpl", words))]
     if args.tox or args.ci:
-        # With --ci, every env the workflow runs has its section: one list.
-        found = [i for i in envnames.KNOWN if _on_path(i.basepython)
-                 or (args.ci and i.name in CI_PYTHONS)]
+        # The workflow runs every known interpreter (envnames.KNOWN, the
+        # one list): with --ci each has its section.
+        found = [i for i in envnames.KNOWN
+                 if args.ci or _on_path(i.basepython)]
         files.append((TOX, _tox_file(words, found)))
     if args.ci:
         repository, _, ref = args.gilbench_source.partition("@")
@@ -164,16 +165,10 @@ def _ci_python(interpreter):
     return "python", version + ("t" if claim.free_threaded else "")
 
 
-# The workflow's envs: every interpreter gilbench knows, in its order.
-CI_PYTHONS = dict((i.name, _ci_python(i)) for i in envnames.KNOWN)
-
-
 def _matrix():
-    """The workflow's matrix entries, from CI_PYTHONS."""
+    """The workflow's matrix entries: every known interpreter, in order."""
     return "\n".join('          - {env: %s, %s: "%s"}'
-                     % ((name,) + CI_PYTHONS[name])
-                     for name in [i.name for i in envnames.KNOWN]
-                     if name in CI_PYTHONS)
+                     % ((i.name,) + _ci_python(i)) for i in envnames.KNOWN)
 
 
 def _gilbench_source():

@@ -187,9 +187,9 @@ def run_arguments(args, spec, output):
         budget=default_budget(args), dry_run=args.dry_run)
 
 
-# timeit's budget, unless told: a first answer should decide, and for one
-# statement run's default (half the fixed recipe's estimate, 5-10 s here)
-# left most of its speedups too noisy to tell.
+# timeit's budget, unless told: a first answer should decide; run's own
+# default (half the fixed recipe's estimate) is sized for a matrix of
+# families, not for one statement's few benchmarks.
 BUDGET = 60.0
 
 

@@ -379,8 +379,8 @@ def main(argv):
 
 
 def _gate_answers(comparison):
-    """1 (and a line per answer, the first three) when answers moved
-    beyond their margins."""
+    """1, and a line naming each, when answers scale worse beyond their
+    margins or became n/a (compare_answers.stopped_scaling)."""
     moved = [a for a in comparison.answers
              if compare_answers.stopped_scaling(a)]
     if not moved:

@@ -56,21 +56,13 @@ def verdict(kind, found):
     return None
 
 
-def _apart(base, changed):
-    """Whether two answers' intervals no longer overlap."""
-    if base.interval is None or changed.interval is None:
-        return False
-    return base.interval[1] < changed.interval[0] or \
-        changed.interval[1] < base.interval[0]
-
-
 def why_changed(kind, base, changed, moved=None, margin=intervals.MARGIN):
     """Why the answer changed, or None when it did not.  ``moved``: the
     change's (ratio, interval), where the kind draws its number."""
     before, after = verdict(kind, base), verdict(kind, changed)
     if before != after:
         return "%s -> %s" % (before or "a number", after or "a number")
-    if _apart(base, changed):  # the same verdict, another number
+    if questions.apart(base.interval, changed.interval):  # another number
         return "intervals apart"
     if moved is not None and _outside(moved[1], margin):
         return "moved %s" % _ratio_text(moved)
@@ -149,8 +141,8 @@ def stopped_scaling(found):
     threshold is not enough: 0.93 "the same" and 0.90 "below 1" can both
     hold of one call); or any answer that became n/a (the change broke
     it).  Other answers that moved (a ratio, a time, a winner) are listed,
-    not failed: two builds of one source differ by more than their
-    intervals in a GIL convoy's share of slow processes."""
+    not failed: where processes fall into modes, two builds of one source
+    can differ by more than their intervals (docs/your-extension.rst)."""
     base, changed = found.base, found.changed
     if changed.missing or base.missing:
         return changed.missing and not base.missing
@@ -158,7 +150,8 @@ def stopped_scaling(found):
         return False
     if found.moved is not None:  # the change's own interval decides
         return found.moved[1][1] < 1 / (1 + found.margin)
-    if not (_apart(base, changed) and base.value and changed.value
+    if not (questions.apart(base.interval, changed.interval)
+            and base.value and changed.value
             and base.value * changed.value > 0):
         return False
     return math.log(base.value / changed.value) > math.log1p(found.margin)

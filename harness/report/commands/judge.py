@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.model import revisions
 from gilbench.report.data import loader, sides
+from gilbench.report.data.lookup import key
 from gilbench.report.tables import pivot, questions
 
 
@@ -81,9 +82,8 @@ def _revision_twins(results):
         by_point = {}
         for record in result.records:
             if revisions.AXIS in record.dims:
-                point = tuple(sorted((k, str(v)) for k, v in
-                                     record.dims.items()
-                                     if k != revisions.AXIS))
+                point = key({k: v for k, v in record.dims.items()
+                             if k != revisions.AXIS})
                 by_point.setdefault(point, []).append(record)
         for group in by_point.values():
             for record in group:

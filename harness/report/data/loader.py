@@ -121,8 +121,8 @@ def _measured(path, bench, meta):
     return Record(
         name=bench.get_name(), dims=_dims(path, bench.get_name(), meta),
         unit=meta.get("unit", "second"), mean=bench.mean(),
-        # numpy's, not pyperf's bench.stdev() (statistics.stdev, exact in
-        # fractions and a tenth of the loading's time).
+        # numpy's, not pyperf's bench.stdev() (statistics.stdev, which
+        # sums exactly in fractions: slow for thousands of benchmarks).
         stdev=float(numpy.std(values, ddof=1)) if len(values) > 1 else 0.0,
         ops_per_loop=int(meta["ops_per_loop"]),
         concurrency=int(meta["concurrency"]), cpus_usable=int(cpus),
