@@ -19,6 +19,14 @@ A value is wall seconds per loop, in which every worker made one call.
 The speedup at N is N x (1-worker value) / (N-worker value): ideally N up
 to the usable CPUs and flat beyond.  A family's speedup divided by this
 one's at the same N is its efficiency against this machine's ceiling.
+
+The second ceiling, ``stream``, is memory's, the usual second roofline
+beside compute (McCalpin's STREAM): each thread's call is one pass of
+cl_stream_pass through buffers of its own, each at least the last-level
+cache (``stream_bytes``), reading one and writing the other.  N threads
+share the machine's memory bandwidth, so its speedup is what a
+memory-bound call can reach; a call that scales like it, and less than
+the compute ceiling, is memory-bound.
 """
 from itertools import repeat
 
@@ -39,6 +47,7 @@ from gilbench.api import (
     value,
     worker_index,
 )
+from gilbench.model import machine
 
 FAMILY = "ceiling"
 ORDER = 5  # first on the page: every scaling figure is read against it
@@ -108,6 +117,23 @@ class Spinners(object):
             spin()
 
 
+# Each buffer of a stream is at least the last-level cache, and this
+# when Linux does not list it: a pass then streams from memory.
+STREAM_MIN_BYTES = 32 << 20
+
+
+def stream_bytes():
+    return max(machine.last_level_cache() or 0, STREAM_MIN_BYTES)
+
+
+def cython_streams(count):
+    """One Stream per worker, its pages written before the clock."""
+    module = import_extension(CYTHON_MODULE)
+    size = stream_bytes()
+    record(stream_bytes=size)
+    return [module.Stream(size) for _ in range(count)]
+
+
 def calibrate_cython(params):
     """Calibrate cl_spin in the benchmark program (before_fork): its
     processes inherit the rate instead of each calibrating again."""
@@ -139,6 +165,18 @@ def _spec(variant, backend, make_states, module_name, driver, axis, how):
         sizing=SIZING, before_fork=CALIBRATE_ONCE[backend])
 
 
+def _stream_spec():
+    return CaseSpec(
+        FAMILY, "stream", "threads", "cython",
+        spinning(cython_streams, "threads"),
+        "one pass through the worker's own buffers (each at least the "
+        "last-level cache: a read and a write of main memory), GIL "
+        "released (Cython with nogil), in N threads",
+        driver=THREADS, axes=[threads(values=COUNTS, quick=QUICK_COUNTS,
+                                      machine=True, beyond=True)],
+        check=needs(CYTHON_MODULE), sizing=SIZING)
+
+
 CASES = [
     _spec("threads", "cython", cython_states, CYTHON_MODULE, THREADS,
           threads(values=COUNTS, quick=QUICK_COUNTS, machine=True,
@@ -153,13 +191,17 @@ CASES = [
           processes(values=COUNTS, quick=QUICK_COUNTS, machine=True,
                     beyond=True),
           "Cython with nogil"),
+    _stream_spec(),
 ]
 
 # What every efficiency against CEILING, and every scaling figure, reads
-# at the same count: the Cython loop, per driver.
+# at the same count: the Cython loop, per driver; and what the report's
+# causes read as the memory ceiling.
 REFERENCE = reference(
     threads={"case": "spin", "variant": "threads", "backend": "cython"},
-    processes={"case": "spin", "variant": "processes", "backend": "cython"})
+    processes={"case": "spin", "variant": "processes", "backend": "cython"},
+    memory={"threads": {"case": "stream", "variant": "threads",
+                        "backend": "cython"}})
 
 _THREADS_SPEEDUP = speedup(over="threads", baseline=1, scaled=True)
 _PROCESSES_SPEEDUP = speedup(over="processes", baseline=1, scaled=True)
@@ -168,13 +210,18 @@ _IDEAL = "Ideal: N up to the usable CPUs, flat beyond."
 # figures: Cython only, at every count (cffi is in the time table).
 TABLES = [
     table("Ceiling: speedup over 1 worker, threads", rows="threads",
-          where={"variant": "threads", "backend": "cython"},
+          where={"case": "spin", "variant": "threads", "backend": "cython"},
           cell=_THREADS_SPEEDUP, note=_IDEAL),
+    table("Memory ceiling: speedup over 1 thread", rows="threads",
+          where={"case": "stream"}, cell=_THREADS_SPEEDUP,
+          note="What threads streaming through main memory gain: a "
+          "memory-bound call gains no more."),
     table("Ceiling: speedup over 1 worker, processes", rows="processes",
           where={"variant": "processes"}, cell=_PROCESSES_SPEEDUP,
           note=_IDEAL),
     table("Ceiling: time per loop, threads", rows="threads",
-          per=["backend"], where={"variant": "threads"}, cell=value(),
+          per=["backend"], where={"case": "spin", "variant": "threads"},
+          cell=value(),
           note="One loop: every thread makes one call of ~%g us."
           % CALL_US),
 ]
@@ -182,8 +229,11 @@ TABLES = [
 FINDINGS = [
     finding("This machine's ceiling: speedup of a perfectly parallel C "
             "loop at {N} threads?", _THREADS_SPEEDUP,
-            at={"variant": "threads", "backend": "cython",
+            at={"case": "spin", "variant": "threads", "backend": "cython",
                 "threads": USABLE}),
     finding("... and at {N} processes?", _PROCESSES_SPEEDUP,
             at={"variant": "processes", "processes": USABLE}),
+    finding("... and streaming through memory at {N} threads?",
+            _THREADS_SPEEDUP,
+            at={"case": "stream", "threads": USABLE}),
 ]

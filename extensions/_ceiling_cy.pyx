@@ -1,14 +1,15 @@
 # cython: language_level=3
 # cython: freethreading_compatible=True
 # Safe without a GIL: the module keeps no Python-level state, a State's
-# pointer and iterations never change after __cinit__, its word is written
-# only by cl_spin in the one worker that owns it (spin releases the GIL, so
-# a GIL build gives no more protection), and the calibration runs under
-# pthread_once.  Without this directive, importing the module on
+# (or Stream's) pointer and size never change after __cinit__, its memory
+# is written only by cl_spin (cl_stream_pass) in the one worker that owns
+# it (spin releases the GIL, so a GIL build gives no more protection), and
+# the calibration runs under pthread_once.  Without this directive, importing the module on
 # 3.13t/3.14t enables the GIL for the whole process.  (Cython < 3.1, used
 # on 2.7, ignores it in this header.)
 """Cython wrapper of ceiling.c: one worker's state and a GIL-released spin
-on it."""
+on it (the compute ceiling), and one worker's buffers and a GIL-released
+pass through them (the memory ceiling)."""
 
 cdef extern from "ceiling.h":
     ctypedef struct cl_state:
@@ -20,6 +21,13 @@ cdef extern from "ceiling.h":
     double cl_ns_per_iter() nogil
     double cl_calibration_ms() nogil
     long cl_iters_for_us(double us) nogil
+    ctypedef struct cl_stream:
+        pass
+    cl_stream *cl_stream_new(long bytes) nogil
+    void cl_stream_free(cl_stream *stream) nogil
+    void cl_stream_pass(cl_stream *stream) nogil
+    unsigned long long cl_stream_word(const cl_stream *stream,
+                                      long index) nogil
 
 
 def ns_per_iter():
@@ -63,3 +71,31 @@ cdef class State:
 
     def value(self):
         return cl_value(self.state)
+
+
+cdef class Stream:
+    """One worker's pair of ``bytes``-long buffers and a GIL-released pass
+    through them (the memory ceiling)."""
+    cdef cl_stream *stream
+    cdef readonly long bytes
+
+    def __cinit__(self, long bytes):
+        if bytes < 8:
+            raise ValueError("a stream needs at least 8 bytes, not %d"
+                             % bytes)
+        with nogil:
+            self.stream = cl_stream_new(bytes)
+        if self.stream is NULL:
+            raise MemoryError("cl_stream_new(%d) failed" % bytes)
+        self.bytes = bytes
+
+    def __dealloc__(self):
+        cl_stream_free(self.stream)
+
+    def spin(self):
+        """One pass, GIL released."""
+        with nogil:
+            cl_stream_pass(self.stream)
+
+    def word(self, long index):
+        return cl_stream_word(self.stream, index)

@@ -56,6 +56,76 @@ cl_value(const cl_state *state)
     return state->x;
 }
 
+/* Memory ceiling */
+
+struct cl_stream {
+    unsigned long long *source;
+    unsigned long long *destination;
+    long words;
+    unsigned long long passes;
+};
+
+cl_stream *
+cl_stream_new(long bytes)
+{
+    cl_stream *stream;
+    void *source = NULL, *destination = NULL;
+    long i, words = bytes / (long)sizeof(unsigned long long);
+    if (words < 1)
+        return NULL;
+    stream = calloc(1, sizeof(cl_stream));
+    if (stream == NULL
+        || posix_memalign(&source, CL_LINE, words * sizeof(*stream->source))
+        || posix_memalign(&destination, CL_LINE,
+                          words * sizeof(*stream->destination))) {
+        free(source);
+        free(stream);
+        return NULL;
+    }
+    stream->source = source;
+    stream->destination = destination;
+    stream->words = words;
+    /* Written here, before the clock, so that no page is first touched
+     * by a timed pass. */
+    for (i = 0; i < words; i++) {
+        stream->source[i] = (unsigned long long)i;
+        stream->destination[i] = 0;
+    }
+    return stream;
+}
+
+void
+cl_stream_free(cl_stream *stream)
+{
+    if (stream == NULL)
+        return;
+    free(stream->source);
+    free(stream->destination);
+    free(stream);
+}
+
+/* The stores go to heap memory the caller can read (cl_stream_word), so
+ * the optimiser must keep every one; tests/families/test_ceiling.py
+ * checks the loop in the disassembly. */
+__attribute__((noinline)) void
+cl_stream_pass(cl_stream *stream)
+{
+    const unsigned long long *source = stream->source;
+    unsigned long long *destination = stream->destination;
+    unsigned long long pass = ++stream->passes;
+    long i, words = stream->words;
+    for (i = 0; i < words; i++)
+        destination[i] = source[i] + pass;
+}
+
+unsigned long long
+cl_stream_word(const cl_stream *stream, long index)
+{
+    if (index < 0 || index >= stream->words)
+        return 0;
+    return stream->destination[index];
+}
+
 /* Calibration */
 
 static pthread_once_t calibrated = PTHREAD_ONCE_INIT;

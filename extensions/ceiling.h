@@ -29,4 +29,19 @@ double cl_ns_per_iter(void);
 double cl_calibration_ms(void);
 long cl_iters_for_us(double us);
 
+/* The memory ceiling: one worker's pair of buffers of ``bytes`` each, far
+ * larger than the last-level cache, so that a pass streams through main
+ * memory as STREAM's copy does.  NULL when memory is short or bytes < 8. */
+typedef struct cl_stream cl_stream;
+cl_stream *cl_stream_new(long bytes);
+void cl_stream_free(cl_stream *stream);
+
+/* One pass: every word of the destination becomes its source word plus
+ * the pass's number (a read and a write of ``bytes`` each).  A stream
+ * must be used by one thread at a time. */
+void cl_stream_pass(cl_stream *stream);
+
+/* The destination's word at ``index`` (for the tests: index + passes). */
+unsigned long long cl_stream_word(const cl_stream *stream, long index);
+
 #endif

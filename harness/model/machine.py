@@ -97,6 +97,26 @@ def _cgroup_directories(root, proc_cgroup):
     return [p for p in paths if os.path.isdir(p)]
 
 
+CACHES = "/sys/devices/system/cpu/cpu0/cache"
+
+
+def last_level_cache(root=CACHES):
+    """Bytes of the largest CPU cache Linux lists for cpu0 (the last
+    level, shared or not), or None where it lists none."""
+    sizes = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return None
+    for name in names:
+        said = _read(os.path.join(root, name, "size"))
+        text = said[0] if said else ""
+        if text[:-1].isdigit() and text[-1:] in ("K", "M", "G"):
+            sizes.append(int(text[:-1]) << {"K": 10, "M": 20, "G": 30}[
+                text[-1]])
+    return max(sizes) if sizes else None
+
+
 def _read(path):
     try:
         with open(path) as stream:

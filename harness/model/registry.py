@@ -264,14 +264,20 @@ class Declared(object):
         self.tables = list(tables)
         self.findings = list(findings)
         self.order = order
-        self.reference = reference  # {count axis: name parts} or None
+        # {count axis: name parts, "memory": {count axis: name parts}}
+        # or None
+        self.reference = reference
 
     def is_reference(self, spec):
         """Whether ``spec``'s benchmarks are reference points this
-        declares."""
-        where = (self.reference or {}).get(drivers.count_axis(spec.driver))
-        return where is not None and all(
-            getattr(spec, part) == value for part, value in where.items())
+        declares: the compute ceiling's, or the memory ceiling's."""
+        points = self.reference or {}
+        axis = drivers.count_axis(spec.driver)
+        return any(
+            where is not None and all(getattr(spec, part) == value
+                                      for part, value in where.items())
+            for where in (points.get(axis),
+                          points.get("memory", {}).get(axis)))
 
     def metadata(self):
         metadata = {}

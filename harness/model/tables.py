@@ -129,20 +129,33 @@ def scaling(over, baseline=1, scaled=True):
             "scaled": bool(scaled)}
 
 
-def reference(**points):
+def reference(memory=None, **points):
     """What a family offers as this machine's ceiling, per count axis: the
     name parts (case, variant, backend) of the benchmarks every
     ``efficiency(..., against=CEILING)`` cell, and every scaling figure,
     reads at the same count, e.g. ``reference(threads={"case": "spin",
-    "variant": "threads", "backend": "cython"})``.  A module declares it
-    as ``REFERENCE``; the built-in ceiling family does."""
+    "variant": "threads", "backend": "cython"})``.  ``memory``: the same,
+    per count axis, for a memory-bandwidth ceiling (threads streaming
+    through buffers larger than the last-level cache), which the report's
+    causes read: a call that gains no more than it is memory-bound.  A
+    module declares it as ``REFERENCE``; the built-in ceiling family
+    does."""
+    found = _reference_points(points, "reference")
+    if memory is not None:
+        if not isinstance(memory, dict):
+            raise UsageError("reference(memory=...): a dict of count axes")
+        found["memory"] = _reference_points(memory, "reference(memory=...)")
+    return found
+
+
+def _reference_points(points, said):
     for axis, where in points.items():
         if axis not in COUNT_AXES:
-            raise UsageError("reference(%s=...): a reference is given per "
-                             "count axis (%s)" % (axis, ", ".join(COUNT_AXES)))
+            raise UsageError("%s(%s=...): a reference is given per count "
+                             "axis (%s)" % (said, axis, ", ".join(COUNT_AXES)))
         if not isinstance(where, dict) or set(where) - set(POINT_PARTS):
-            raise UsageError("reference(%s=...): a dict of %s"
-                             % (axis, ", ".join(POINT_PARTS)))
+            raise UsageError("%s(%s=...): a dict of %s"
+                             % (said, axis, ", ".join(POINT_PARTS)))
     return dict((axis, dict(where)) for axis, where in points.items())
 
 

@@ -112,6 +112,8 @@ def test_the_result_is_an_ordinary_gilbench_result(runs, tmp_path):
     names = sorted(b["metadata"]["name"] for b in suite["benchmarks"])
     assert names == ["ceiling.spin.threads.cython/t1",
                      "ceiling.spin.threads.cython/t2",
+                     "ceiling.stream.threads.cython/t1",
+                     "ceiling.stream.threads.cython/t2",
                      "timeit.zlib.threads.python[objects=shared]/t1",
                      "timeit.zlib.threads.python[objects=shared]/t2"]
     report = run_harness("report", output, "-o", tmp_path / "r.rst")

@@ -43,9 +43,9 @@ def xorshift(x, steps):
     return x
 
 
-def spec(variant, backend):
+def spec(variant, backend, case="spin"):
     (found,) = [s for s in ceiling.CASES
-                if (s.variant, s.backend) == (variant, backend)]
+                if (s.case, s.variant, s.backend) == (case, variant, backend)]
     return found
 
 
@@ -114,6 +114,52 @@ def test_a_call_takes_about_call_us():
     assert 0.5 * ceiling.CALL_US < fastest * 1e6 < 5 * ceiling.CALL_US
 
 
+# -- the memory ceiling streams through memory ---------------------------
+
+@pytest.mark.parametrize("passes", [1, 3])
+def test_a_stream_pass_writes_each_source_word_plus_the_pass(passes):
+    words = 1 << 13
+    stream = _ceiling_cy.Stream(8 * words)
+    for _ in range(passes):
+        stream.spin()
+    assert [stream.word(i) for i in (0, 1, words - 1)] == [
+        passes, 1 + passes, words - 1 + passes]
+    assert stream.word(words) == 0 and stream.word(-1) == 0
+
+
+def test_cffi_stream_is_the_same_pass():
+    module = pytest.importorskip(ceiling.CFFI_MODULE)
+    lib = module.lib
+    stream = module.ffi.gc(lib.cl_stream_new(8 * 100), lib.cl_stream_free)
+    lib.cl_stream_pass(stream)
+    lib.cl_stream_pass(stream)
+    assert lib.cl_stream_word(stream, 99) == 101
+
+
+def test_a_stream_needs_a_word():
+    with pytest.raises(ValueError):
+        _ceiling_cy.Stream(7)
+
+
+def test_each_buffer_is_at_least_the_last_level_cache():
+    from gilbench.model import machine
+    assert ceiling.stream_bytes() >= max(machine.last_level_cache() or 0,
+                                         ceiling.STREAM_MIN_BYTES)
+
+
+@needs_objdump
+@pytest.mark.e2e
+def test_cl_stream_pass_keeps_its_loop_and_stores():
+    mnemonics = instructions(extension_file(ceiling.CYTHON_MODULE),
+                             "cl_stream_pass")
+    assert mnemonics, "no cl_stream_pass function"
+    assert any(m.startswith("j") and m != "jmp" for m in mnemonics), \
+        mnemonics
+    assert any("mov" in m for m in mnemonics), mnemonics
+    assert any(m.startswith(("add", "padd", "vpadd")) for m in mnemonics), \
+        mnemonics
+
+
 # -- one state per worker, each on its own cache lines -------------------
 
 def test_states_are_aligned_and_apart(backend):
@@ -168,33 +214,37 @@ def test_both_drivers_run_at_one_and_two(quick_run):
     for bench in suite.get_benchmarks():
         meta = bench.get_metadata()
         count = meta.get("threads", meta.get("processes"))
-        found.setdefault((meta["variant"], meta["backend"]), []).append(
-            count)
+        found.setdefault((meta["case"], meta["variant"], meta["backend"]),
+                         []).append(count)
         assert bench.get_values() and all(v > 0 for v in bench.get_values())
-        assert all("ns_per_iter" in run.get_metadata()
+        said = "ns_per_iter" if meta["case"] == "spin" else "stream_bytes"
+        assert all(said in run.get_metadata()
                    for run in bench.get_runs() if run.values)
-    expected = {("threads", "cython"): [1, 2],
-                ("processes", "cython"): [1, 2]}
-    if "cffi" in {b for _, b in found}:
-        expected[("threads", "cffi")] = [1, 2]
+    expected = {("spin", "threads", "cython"): [1, 2],
+                ("spin", "processes", "cython"): [1, 2],
+                ("stream", "threads", "cython"): [1, 2]}
+    if "cffi" in {b for _, _, b in found}:
+        expected[("spin", "threads", "cffi")] = [1, 2]
     assert found == expected
 
 
 @pytest.mark.e2e
-def test_report_answers_both_ceiling_findings(quick_run, tmp_path):
+def test_report_answers_the_three_ceiling_findings(quick_run, tmp_path):
     output = tmp_path / "report.md"
     result = run_harness("report", quick_run, "-o", output)
     assert result.code == 0, result
     text = output.read_text()
     number = r"\d+(?:\.\d+)?x"
     for question in ("ceiling: speedup of a perfectly parallel C loop at 2 "
-                     "threads?", "... and at 2 processes?"):
+                     "threads?", "... and at 2 processes?",
+                     "... and streaming through memory at 2 threads?"):
         # "Q1 (ceiling): the question", then the answers in "|Q1 |..."
         asked = next(line for line in text.splitlines() if question in line)
         answers = findings_row(text, asked.split(" ")[0])
         assert re.search(number, answers[0]), answers
     for title in ("Ceiling: speedup over 1 worker, threads",
-                  "Ceiling: speedup over 1 worker, processes"):
+                  "Ceiling: speedup over 1 worker, processes",
+                  "Memory ceiling: speedup over 1 thread"):
         assert title in text
     tables = text.split("Ceiling: speedup over 1 worker, processes")[-1]
     row = next(text for text in tables.splitlines()

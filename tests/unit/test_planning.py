@@ -136,3 +136,12 @@ def test_at_n_reads_each_files_planned_count(tmp_path):
     assert both.rows[0].answers[1].text == (
         "n/a: the question reads 8 workers at once; this machine has 2 "
         "usable CPUs")
+
+
+def test_the_last_level_cache_is_the_largest_cache_linux_lists(tmp_path):
+    for index, size in (("index0", "48K"), ("index2", "1024K"),
+                        ("index3", "32M"), ("index4", "odd")):
+        (tmp_path / index).mkdir()
+        (tmp_path / index / "size").write_text(size + "\n")
+    assert machine.last_level_cache(str(tmp_path)) == 32 << 20
+    assert machine.last_level_cache(str(tmp_path / "none")) is None

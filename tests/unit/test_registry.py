@@ -280,11 +280,14 @@ def test_the_ceiling_declares_its_reference_points():
         "threads": {"case": "spin", "variant": "threads",
                     "backend": "cython"},
         "processes": {"case": "spin", "variant": "processes",
-                      "backend": "cython"}}
+                      "backend": "cython"},
+        "memory": {"threads": {"case": "stream", "variant": "threads",
+                               "backend": "cython"}}}
     found = [b for b in registry.load(["gilbench.cases.ceiling"])
              if b.declared.is_reference(b.spec)]
     assert {b.spec.base_name for b in found} == {
-        "ceiling.spin.threads.cython", "ceiling.spin.processes.cython"}
+        "ceiling.spin.threads.cython", "ceiling.spin.processes.cython",
+        "ceiling.stream.threads.cython"}
     meta = found[0].metadata()
     assert json.loads(meta["gilbench_reference"]) == ceiling.REFERENCE
 
@@ -297,7 +300,9 @@ def test_a_module_reading_the_ceiling_brings_only_its_reference_points():
     names = [b.name for b in registry.load([path], selection)]
     assert names == ["usersum.sum.v.python/t1", "usersum.sum.v.python/t2",
                      "ceiling.spin.threads.cython/t1",
-                     "ceiling.spin.threads.cython/t2"]
+                     "ceiling.spin.threads.cython/t2",
+                     "ceiling.stream.threads.cython/t1",
+                     "ceiling.stream.threads.cython/t2"]
     everything = registry.load([path], selection, ["usersum.*", "ceiling.*"])
     assert "ceiling.spin.threads.cffi/t1" in [b.name for b in everything]
 
@@ -306,6 +311,9 @@ def test_a_module_reading_the_ceiling_brings_only_its_reference_points():
     ("REFERENCE = [1]\n", "REFERENCE must be"),
     ("REFERENCE = {'workers': {'case': 'x'}}\n", "per count axis"),
     ("REFERENCE = {'threads': {'family': 'x'}}\n", "a dict of case"),
+    ("REFERENCE = {'memory': [1]}\n", "memory=...\\): a dict of count"),
+    ("REFERENCE = {'memory': {'workers': {'case': 'x'}}}\n",
+     "per count axis"),
 ])
 def test_bad_reference_declarations_are_refused(tmp_path, body, message):
     path = tmp_path / "bad_reference_cases.py"

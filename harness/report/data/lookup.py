@@ -134,6 +134,14 @@ class Ceiling:
         return self.lookup.get({"family": self.family, **where,
                                 axis: count, INTERPRETER: interpreter})
 
+    def memory(self, axis, count, interpreter):
+        """As ``get``, for the memory ceiling's points."""
+        where = self.points.get("memory", {}).get(axis)
+        if where is None:
+            return None, NOT_RUN
+        return self.lookup.get({"family": self.family, **where,
+                                axis: count, INTERPRETER: interpreter})
+
     def watched(self, reads):
         """The same ceiling, noting what it hands out in ``reads``."""
         return Ceiling(Recording(self.lookup, reads), self.family,
