@@ -123,6 +123,8 @@ class Cell:
     read: tuple = field(default=(), compare=False, repr=False)
     # What measuring them cost (findings: questions.cost), one hover away.
     cost: dict | None = field(default=None, compare=False, repr=False)
+    # Why it does not scale (findings: a numbers.causes.Cause), or None.
+    cause: object = field(default=None, compare=False, repr=False)
 
     @property
     def short(self):

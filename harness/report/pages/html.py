@@ -188,6 +188,8 @@ def answer_cell(cell, numbered, kind, common="", codes=None):
     marks = "".join(mark for mark in questions.matrix_marks(cell)
                     if mark not in common)
     tip = cell.display
+    if cell.cause is not None:
+        tip += " -- why: " + cell.cause.text
     if cell.cost:
         tip += " -- " + questions.cost_wording(cell.cost)
     return HtmlCell(one_line(questions.answer_code(cell, codes or {})),

@@ -55,11 +55,15 @@ def verdict(found):
 
 
 def answer(found):
-    """A finding's answer: its cell, and what measuring it cost."""
+    """A finding's answer: its cell, what measuring it cost, and why it
+    does not scale (None: it scales, or its question is not whether)."""
     cost = None
     if found.cost:
         cost = dict(found.cost, text=questions.cost_wording(found.cost))
-    return dict(cell(found), cost=cost)
+    cause = None
+    if found.cause is not None:
+        cause = {"name": found.cause.name, "text": found.cause.text}
+    return dict(cell(found), cost=cost, cause=cause)
 
 
 def finding(row, interpreters):

@@ -242,6 +242,9 @@ def _details(shown, headers):
                                          or cell.note)]
         if said:
             lines.append("Q%d: %s" % (number, "; ".join(said)))
+        lines += ["Q%d why, %s: %s" % (number, header, cell.cause.text)
+                  for header, cell in zip(headers, finding.answers)
+                  if cell.cause is not None]
     return lines
 
 

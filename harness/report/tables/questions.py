@@ -22,7 +22,7 @@ from gilbench.report.data import interpreters
 from gilbench.report.data.lookup import Lookup, Recording
 from gilbench.report.data.records import Cell
 from gilbench.report.numbers import cells, intervals
-from gilbench.report.tables import builds, pivot
+from gilbench.report.tables import builds, pivot, why
 
 TITLE = "Findings"
 INTRO = ("Each family's questions, answered per interpreter from the "
@@ -300,8 +300,11 @@ def findings_table(results, families):
                                     result.interpreter, result.planned_cpus)
                 found_cell = contrasted(found_cell, kind, declaration,
                                         records, lookup, result)
-                answers.append(_with_cost(
-                    replace(found_cell, read=tuple(reads))))
+                found_cell = _with_cost(replace(found_cell,
+                                                read=tuple(reads)))
+                answers.append(_with_cause(found_cell, kind, declaration,
+                                           records, lookup, result, ceiling,
+                                           axes))
             table.rows.append(Finding(
                 family, asked(declaration["question"], planned), declaration,
                 answers, evidence_title(declaration, tables)))
@@ -358,6 +361,17 @@ def _with_cost(found):
     most = max(processes(r) for r in found.read)
     return replace(found, note=cells.spaced(
         "(up to %d processes)" % most, found.note))
+
+
+def _with_cause(found, kind, declaration, records, lookup, result, ceiling,
+                axes):
+    """An answer with why it does not scale (tables.why), where its
+    question asks whether something scales and it falls short."""
+    dims = located(kind, declaration, records, result.interpreter,
+                   result.planned_cpus)
+    return replace(found, cause=why.finding_cause(
+        found, declaration, lookup, None if isinstance(dims, Cell) else dims,
+        ceiling, axes, result.facts.get("gil", "unknown")))
 
 
 def cost(records):

@@ -24,7 +24,7 @@ from gilbench.report.data import loader
 from gilbench.report.data.lookup import Lookup
 from gilbench.report.data.records import COUNT_AXES
 from gilbench.report.numbers import cells
-from gilbench.report.tables import pivot
+from gilbench.report.tables import pivot, why
 
 # The share of the ceiling's gain (speedup - 1) from which a statement
 # runs in parallel, and up to which it does not: in between, partly.
@@ -261,6 +261,38 @@ def sharing(path_results, curves):
     return count, kind.answer(Lookup(records), dims)
 
 
+def why_line(curve, results, shares=None):
+    """"Why not: <cause>" where the curve's speedup at its judged count
+    falls short of the ceiling (tables.why); else None.  ``shares``:
+    ``sharing``'s (count, Cell), the shared curve's evidence."""
+    cause = _cause(curve, results, shares)
+    return None if cause is None else "Why not: %s." % cause.text
+
+
+def _short_cause(curves, key, results):
+    """The cause of ``curves[key]`` in words (its text before the
+    evidence), else None."""
+    if key not in curves:
+        return None
+    cause = _cause(curves[key], results, sharing(results, curves))
+    return None if cause is None else cause.text.split(":")[0]
+
+
+def _cause(curve, results, shares):
+    count, _ = _judged_count(curve)
+    if count is None:
+        return None
+    shared = None
+    if shares is not None and shares[0] == count and \
+            curve.objects == "shared":
+        shared = shares[1]
+    return why.scaling_cause(
+        curve.lookup, curve.dims(count), curve.axis,
+        pivot.ceiling_lookup(results),
+        pivot.family_axes(results, fmt.TIMEIT_FAMILY),
+        "enabled" if curve.gil_on else "disabled", sharing=shared)
+
+
 def sharing_line(path_results, curves):
     """What sharing the set-up's objects costs the threads (``sharing``),
     in a line; else None."""
@@ -294,11 +326,14 @@ def lines(path, stmt):
     found = ["%s -- %s, %d usable CPUs, GIL %s:" % (
         stmt.splitlines()[0] if stmt.strip() else stmt,
         result.interpreter, cpus, state)]
+    shares = sharing(results, curves)
     for curve in curves.values():
         title = curve.title() if len(curves) > 1 else None
         indent = "    " if title else "  "
         found += ["  " + title] if title else []
         found += [indent + line for line in curve.lines()]
+        said = why_line(curve, results, shares)
+        found += [indent + said] if said else []
     shared = sharing_line(results, curves)
     return found + (["  " + shared] if shared else [])
 
@@ -342,6 +377,11 @@ def table_lines(paths, stmt):
             rows.append(["parallel? (%s%s)" % (axis, named_too)] + [
                 short_verdict(curves[key]) if key in curves else "-"
                 for _, _, curves, _ in found])
+            causes = [_short_cause(curves, key, results)
+                      for _, _, curves, results in found]
+            if any(causes):
+                rows.append(["why not? (%s%s)" % (axis, named_too)] + [
+                    cause or "-" for cause in causes])
     if several:
         shares = [sharing(results, curves) for _, _, curves, results in found]
         rows.append(["shared/own time (N threads)"] + [

@@ -1,0 +1,112 @@
+"""The cause behind an answer that does not scale: gathers
+gilbench.report.numbers.causes' Signals from a result's records (the
+answer's benchmarks at N and at its baseline, the memory ceiling beside
+them, the runs' GIL) and names it.
+
+Findings get a cause where their cell is a speedup or an efficiency over
+a count axis and its interval lies below this machine's compute ceiling
+at the same count by more than the finding's margin; ``gilbench timeit``
+gets one under its verdict.
+"""
+from __future__ import annotations
+
+from gilbench.model.resultformat import COUNT_AXES, INTERPRETER
+from gilbench.model.tables import speedup
+from gilbench.report import kinds
+from gilbench.report.kinds.base import margin_of
+from gilbench.report.numbers import causes, intervals
+from gilbench.report.numbers.cells import Cell
+
+# What gilguard's failure reason says before the modules it names.
+_REENABLED = "failed: GIL re-enabled by import of "
+_SCALING_KINDS = ("speedup", "efficiency")
+
+
+def cpu_ratio(this, base):
+    """CPU utilisation at N over that at the baseline (None where either
+    is not recorded)."""
+    if base is None or not base.cpu_utilisation or \
+            this.cpu_utilisation is None:
+        return None
+    return this.cpu_utilisation / base.cpu_utilisation
+
+
+def speedup_kind(axis, axes, ceiling):
+    return kinds.make({"cell": speedup(over=axis, baseline=1, scaled=True),
+                       "note": ""}, axes, ceiling)
+
+
+def memory_speedup(ceiling, axis, count, interpreter, axes):
+    """The memory ceiling's speedup Cell at ``count`` of ``axis``, or None
+    where it was not measured."""
+    if ceiling is None:
+        return None
+    where = ceiling.points.get("memory", {}).get(axis)
+    if where is None:
+        return None
+    found = speedup_kind(axis, axes, ceiling).answer(
+        ceiling.lookup, {"family": ceiling.family, **where, axis: count,
+                         INTERPRETER: interpreter})
+    return None if found.missing else found
+
+
+def compute_speedup(ceiling, axis, count, interpreter):
+    """The compute ceiling's speedup at ``count`` (its point), or None."""
+    if ceiling is None:
+        return None
+    one, _ = ceiling.get(axis, 1, interpreter)
+    many, _ = ceiling.get(axis, count, interpreter)
+    if one is None or many is None:
+        return None
+    return one.mean / many.mean * count
+
+
+def reenabled_by(cell):
+    """The modules a failed answer says re-enabled the GIL, else ()."""
+    if cell.missing and cell.text.startswith(_REENABLED):
+        return tuple(cell.text[len(_REENABLED):].split(", "))
+    return ()
+
+
+def finding_cause(found, declaration, lookup, dims, ceiling, axes, gil):
+    """A causes.Cause for one finding's answer ``found`` at ``dims`` (its
+    located point; None where it has none), or None where its question is
+    not whether something scales, or the answer reaches its ceiling.
+    ``gil``: the file's python_gil."""
+    modules = reenabled_by(found)
+    if modules:
+        return causes.diagnose(causes.Signals(0, "threads", found,
+                                              reenabled_by=modules))
+    cell = declaration["cell"]
+    axis = cell.get("over")
+    if found.missing or dims is None or cell["kind"] not in _SCALING_KINDS \
+            or axis not in COUNT_AXES or cell.get("baseline", 1) != 1:
+        return None
+    return scaling_cause(lookup, dims, axis, ceiling, axes, gil,
+                         margin_of(declaration))
+
+
+def scaling_cause(lookup, dims, axis, ceiling, axes, gil,
+                  margin=intervals.MARGIN, sharing=None):
+    """The causes.Cause of the speedup at ``dims`` (a count of ``axis``
+    and the rest of a benchmark's dimensions) falling short of the
+    compute ceiling there by more than ``margin`` (its interval's high
+    end below the ceiling's speedup / (1 + margin)), or None where it
+    does not (or either was not measured).  ``sharing``: shared/own time
+    there."""
+    count = dims.get(axis)
+    ceiling_gain = compute_speedup(ceiling, axis, count,
+                                   dims.get(INTERPRETER))
+    kind = speedup_kind(axis, axes, ceiling)
+    measured = kind.measure(lookup, dims)
+    if isinstance(measured, Cell) or ceiling_gain is None or count <= 1:
+        return None
+    _, interval, this, base = measured
+    if interval is None or interval[1] * (1 + margin) >= ceiling_gain:
+        return None  # within the margin's reach of it: no cause to name
+    return causes.diagnose(causes.Signals(
+        count, axis, kind.answer(lookup, dims), ceiling=ceiling_gain,
+        cpu_ratio=cpu_ratio(this, base), gil=gil, sharing=sharing,
+        memory=memory_speedup(ceiling, axis, count, dims.get(INTERPRETER),
+                              axes),
+        margin=margin))

@@ -1,0 +1,79 @@
+"""causes.diagnose names each cause from its signals, and names none
+where they sit between waiting and running; tables.why asks only of
+answers that fall short of the ceiling by more than the margin."""
+import pytest
+
+from gilbench.report.data.records import Cell
+from gilbench.report.numbers import causes
+
+
+def cell(value, low, high):
+    significant = not low <= 1 <= high
+    return Cell("%.2fx [%.2f-%.2f]" % (value, low, high), value,
+                interval=(low, high), significant=significant)
+
+
+def signals(**given):
+    found = dict(count=2, axis="threads", speedup=cell(1.0, 0.95, 1.05),
+                 ceiling=1.9, cpu_ratio=1.0, gil="enabled")
+    found.update(given)
+    return causes.Signals(**found)
+
+
+@pytest.mark.parametrize("given, name, said", [
+    ({"reenabled_by": ("legacy_ext",)}, causes.GIL_REENABLED,
+     "re-enabled by importing legacy_ext"),
+    ({}, causes.GIL_OR_LOCK, "1.00x the CPU of one"),
+    ({"gil": "disabled"}, causes.LOCK, "no GIL stands between them"),
+    ({"axis": "processes"}, causes.LOCK, "2 processes used"),
+    ({"gil": "disabled", "cpu_ratio": 1.9,
+      "sharing": cell(2.0, 1.7, 2.3)}, causes.SHARED,
+     "shared objects take 2.00x"),
+    # A shared object's lock makes its threads wait: still the object.
+    ({"gil": "disabled", "cpu_ratio": 1.3,
+      "sharing": cell(2.0, 1.7, 2.3)}, causes.SHARED, "at 2 threads"),
+    ({"cpu_ratio": 1.8, "speedup": cell(1.1, 1.02, 1.2),
+      "memory": cell(1.14, 1.03, 1.26)}, causes.MEMORY,
+     "the memory ceiling gains 1.14x"),
+    ({"cpu_ratio": 1.8, "speedup": cell(1.1, 1.02, 1.2)},
+     causes.CONTENTION, "the GIL passed between them"),
+    ({"cpu_ratio": 1.8, "gil": "disabled",
+      "speedup": cell(1.1, 1.02, 1.2)}, causes.CONTENTION,
+     "a spinning lock"),
+    ({"cpu_ratio": 1.5}, causes.UNCLEAR, "between waiting and running"),
+    ({"cpu_ratio": None}, causes.UNCLEAR, "no CPU time"),
+])
+def test_each_cause_from_its_signals(given, name, said):
+    found = causes.diagnose(signals(**given))
+    assert found.name == name and said in found.text, found
+
+
+def test_a_memory_ceiling_as_high_as_compute_tells_nothing():
+    found = causes.diagnose(signals(cpu_ratio=1.8,
+                                    speedup=cell(1.1, 1.02, 1.2),
+                                    memory=cell(1.85, 1.7, 2.0)))
+    assert found.name == causes.CONTENTION
+
+
+def test_a_call_faster_than_the_memory_ceiling_is_not_memory_bound():
+    found = causes.diagnose(signals(cpu_ratio=1.8,
+                                    speedup=cell(1.6, 1.5, 1.7),
+                                    memory=cell(1.14, 1.03, 1.26)))
+    assert found.name == causes.CONTENTION
+
+
+def test_sharing_within_the_margin_names_nothing_shared():
+    found = causes.diagnose(signals(gil="disabled", cpu_ratio=1.9,
+                                    speedup=cell(1.1, 1.02, 1.2),
+                                    sharing=cell(1.05, 1.01, 1.09)))
+    assert found.name == causes.CONTENTION
+
+
+def test_every_name_is_listed_for_the_schema():
+    import json
+    import os
+    schema = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
+                          "docs", "report-schema.json")
+    with open(schema) as stream:
+        names = json.load(stream)["$defs"]["cause"]["properties"]["name"]
+    assert set(names["enum"]) == set(causes.NAMES)
