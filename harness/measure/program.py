@@ -38,6 +38,7 @@ from gilbench.measure import (
     pyperfinternals,
     record,
     timers,
+    whysampler,
 )
 from gilbench.model import design, drivers, machine, registry, resultformat
 
@@ -63,6 +64,9 @@ class HarnessRunner(pyperfinternals.Runner):
         record.set_sink(task.metadata)
         record.record_facts(worker_start=self.worker_start,
                             **dict(self.set_up_facts, **layout.facts()))
+        if self.args.why and self.time_function is not None:
+            # Before the timed values, which stay unsampled.
+            self.time_function.sample_why(self.args.loops)
         pyperfinternals.Runner.run_worker(self, task)
         # The run is in the master's pipe now.  Exit at once: a thread or
         # process the case leaked must not keep this worker (and so the
@@ -99,6 +103,8 @@ def add_harness_options(cmd, args):
         cmd.append("--fresh-workers")
     if getattr(args, "scaled_calibration", False):
         cmd.append("--scaled-calibration")
+    if getattr(args, "why", False):
+        cmd.append("--why")
 
 
 def make_runner(runner_class=HarnessRunner):
@@ -127,6 +133,9 @@ def make_runner(runner_class=HarnessRunner):
     parser.add_argument("--scaled-calibration", action="store_true",
                         help="calibrate the loops to the minimum time "
                         "instead of doubling past it")
+    parser.add_argument("--why", action="store_true",
+                        help="sample where the threads wait during extra "
+                        "values before the timed ones (whysampler)")
     return runner
 
 
@@ -188,6 +197,17 @@ class TimeFunction(object):
         if self.timer is not None:
             self.timer.close()
             self.timer = None
+
+    def sample_why(self, loops):
+        """Record where the work's threads wait (whysampler), from values
+        of ``loops`` outside the timed ones."""
+        if self.bench.spec.driver != drivers.THREADS:
+            record.record_facts(**{whysampler.UNAVAILABLE: "n/a: --why "
+                                   "samples the threads driver's threads"})
+            return
+        if self.timer is None:
+            self._set_up()
+        record.record_facts(**whysampler.sample(lambda: self.timer(loops)))
 
     def _set_up(self):
         args, bench = self.runner.args, self.bench
@@ -285,7 +305,7 @@ _RESERVED = ("output", "append", "worker", "worker_task", "pipe",
              "calibrate_loops", "recalibrate_loops", "calibrate_warmups",
              "recalibrate_warmups", "compare_to")
 _OWN = ("bench_case", "bench_params", "status", "module", "pin_threads",
-        "fresh_workers", "scaled_calibration")
+        "fresh_workers", "scaled_calibration", "why")
 
 
 def check_pyperf_options(options):

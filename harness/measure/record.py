@@ -31,7 +31,7 @@ RESERVED = frozenset([
     "py_gil_disabled_build", "worker_start", "worker_heap_objects",
     "worker_reimported", "foreign_cpu",
     resultformat.RUN_KEY, resultformat.PROBE_KEY, resultformat.EXTENDED_KEY]
-    + list(resultformat.BUILD_KEYS))
+    + list(resultformat.BUILD_KEYS) + list(resultformat.WHY_KEYS))
 
 
 def record(**metadata):

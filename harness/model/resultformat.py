@@ -31,7 +31,8 @@ one key per axis, e.g. ``threads`` (int), ``kind`` (str), ``cs_ns`` (int)
 ``gilbench_reference``
     JSON object ``{count axis: {"case", "variant", "backend"}}``: the
     benchmarks the family offers as this machine's ceiling, when it
-    declares ``REFERENCE`` (the ceiling family does).  Files written
+    declares ``REFERENCE`` (the ceiling family does); under ``"memory"``,
+    the same for its memory ceiling.  Files written
     before this key read the ceiling family's of that time
     (``LEGACY_REFERENCE``).
 
@@ -51,7 +52,12 @@ imported again), ``cpus_usable``,
 ``machine_probe_ns`` (the machine's state: a fixed Python loop's ns per
 iteration around the values, gilbench.measure.probe),
 ``pinned_cpus`` and ``pinned_cores`` (package:core of each; with
-``--pin-threads``) and whatever the case records
+``--pin-threads``), with ``--why`` in a benchmark's first program
+``why_gil``, ``why_lock``, ``why_alloc``, ``why_running`` (the shares of
+py-spy's samples of the work's threads: waiting for the GIL, on a lock,
+in the allocator or reference counting, running the call) and
+``why_samples`` (their count), or ``why_unavailable`` (why none was
+taken; gilbench.measure.whysampler), and whatever the case records
 with ``gilbench.api.record``.  A finding declaration may carry
 ``oversubscribed`` (true: its question is about more workers than CPUs).
 
@@ -141,6 +147,12 @@ LOOKS_KEY = "gilbench_looks"
 DECISION_LOOKS_KEY = "gilbench_decision_looks"
 SECONDS_KEY = "gilbench_seconds"
 STOPPED_KEY = "gilbench_stopped"
+WHY_UNAVAILABLE_KEY = "why_unavailable"
+# --why's per-run keys (gilbench.measure.whysampler): each class's share of
+# the samples, their count, or why none were taken.
+WHY_CLASSES = ("gil", "lock", "alloc", "running")
+WHY_KEYS = tuple("why_" + name for name in WHY_CLASSES) + (
+    "why_samples", WHY_UNAVAILABLE_KEY)
 ROUND_KEY = "gilbench_round"
 # The block a run was measured in (gilbench.model.design): one worker
 # process of each benchmark of the block, in a random order, so what the

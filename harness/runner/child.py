@@ -25,17 +25,18 @@ from gilbench.model import registry, revisions
 from gilbench.signals import signal_name
 
 
-def command(bench, sizing, args, pyperf_options, output, status):
+def command(bench, sizing, args, pyperf_options, output, status,
+            why=False):
     """The benchmark program's arguments (after ``python -m gilbench
     bench``): ``sizing`` (a gilbench.model.design.Sizing) and pyperf's
-    other options."""
+    other options; ``why``: it samples where its threads wait."""
     cmd = ["--output", output]
     program.add_harness_options(cmd, argparse.Namespace(
         bench_case=bench.spec.base_name,
         bench_params=registry.encode_params(bench.params), status=status,
         module=[bench.spec.module_name], pin_threads=args.pin_threads,
         fresh_workers=args.fresh_workers,
-        scaled_calibration=sizing.scaled and sizing.loops is None))
+        scaled_calibration=sizing.scaled and sizing.loops is None, why=why))
     # pyperf gives its workers a filtered environment; GILBENCH_* settings
     # (e.g. GILBENCH_START_METHOD, timeit's statement) must reach them,
     # beside what the user's --inherit-environ names.
@@ -204,16 +205,17 @@ def _status_reason(path):
 
 
 def run_one(bench, sizing, args, pyperf_options, journal, index, echo=True,
-            attempt=""):
+            attempt="", why=False):
     """Run benchmark ``index``'s pyperf program, sized by ``sizing``, into
     the journal's work files (their names start with ``attempt``: a
     later measurement keeps the earlier's); return its failure reason, or
-    None when it has values."""
+    None when it has values.  ``why``: the program samples where its
+    threads wait (--why), as a benchmark's first program does."""
     output = journal.work_file(index, attempt + "pyperf.json")
     stderr_path = journal.work_file(index, attempt + "stderr")
     status = journal.work_file(index, attempt + "status")
     # stdout too: pyperf's workers say what went wrong ("ERROR: ...") there.
-    argv = command(bench, sizing, args, pyperf_options, output, status)
+    argv = command(bench, sizing, args, pyperf_options, output, status, why)
     revision = revisions.path_of(bench.params)
     # A revision's program starts afresh: the runner imported another.
     code = call([sys.executable] + program.PROGRAM_ARGS + argv, args.timeout,

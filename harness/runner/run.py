@@ -17,7 +17,7 @@ import time
 
 from gilbench.measure import gilguard, lifelines, program
 from gilbench.model import design as designs
-from gilbench.model import envnames, registry, timeitspec
+from gilbench.model import drivers, envnames, registry, timeitspec
 from gilbench.model.registry import Unavailable
 from gilbench.model.resultformat import ROUND_KEY
 from gilbench.runner import (
@@ -234,7 +234,8 @@ def _run_all(benchmarks, design, args, pyperf_options, book, done, clock,
             began = time.time()
             reason = child.run_one(bench, sizing.first_block(), args,
                                    pyperf_options, book, index,
-                                   echo=not args.quiet)
+                                   echo=not args.quiet,
+                                   why=_sampled(bench, args))
             if reason is None:
                 blocks.tag(book.work_file(index, "pyperf.json"), block)
             state = {"seconds": time.time() - began}
@@ -244,6 +245,15 @@ def _run_all(benchmarks, design, args, pyperf_options, book, done, clock,
         clock.note()
         if reason and not args.quiet:
             print("%s: %s" % (bench.name, reason))
+
+
+def _sampled(bench, args):
+    """Whether --why samples ``bench``'s first program: a benchmark of
+    several threads that is not a ceiling's."""
+    return (getattr(args, "why", False)
+            and bench.spec.driver == drivers.THREADS
+            and bench.spec.concurrency(bench.params) > 1
+            and not bench.declared.is_reference(bench.spec))
 
 
 def _later_blocks(benchmarks, design, args, pyperf_options, book, done,

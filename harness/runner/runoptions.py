@@ -59,6 +59,12 @@ def add_run_options(parser, output_help):
                         "interpreter (its own hash seed and address "
                         "layout), not as a fork of its benchmark program; "
                         "slower")
+    parser.add_argument("--why", action="store_true",
+                        help="sample where the threads wait (py-spy, "
+                        "needed on PATH or in GILBENCH_PY_SPY) during "
+                        "extra values of each benchmark's first program, "
+                        "before its timed ones: the report names why a "
+                        "call does not scale from the samples too")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress on stderr and no per-benchmark "
                         "lines; the summary only")
@@ -81,7 +87,8 @@ def add_run_options(parser, output_help):
 
 def check_run_options(args):
     """One line for a setting no run can use; then the pinning settled
-    where the user left it to the machine."""
+    where the user left it to the machine, and --why's sampler named for
+    the benchmark programs."""
     if not args.timeout > 0:  # also refuses NaN
         raise UsageError("--timeout must be positive")
     if args.budget is not None and not args.budget > 0:
@@ -98,3 +105,6 @@ def check_run_options(args):
         from gilbench.measure import pinning
         from gilbench.model import machine
         args.pin_threads = pinning.pin_by_default(machine.affinity())
+    if getattr(args, "why", False):
+        from gilbench.measure import whysampler
+        whysampler.export()

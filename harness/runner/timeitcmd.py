@@ -181,7 +181,7 @@ def run_arguments(args, spec, output):
         module=[CASE_MODULE], case=patterns, params=params,
         quick=args.quick, output=output, timeout=args.timeout,
         pin_threads=args.pin_threads, fresh_workers=args.fresh_workers,
-        quiet=args.quiet, resume=args.resume,
+        why=args.why, quiet=args.quiet, resume=args.resume,
         restart=args.restart, memory_limit=args.memory_limit,
         loops_from=args.loops_from, design=args.design,
         budget=default_budget(args), dry_run=args.dry_run)

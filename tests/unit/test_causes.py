@@ -41,6 +41,30 @@ def signals(**given):
       "speedup": cell(1.1, 1.02, 1.2)}, causes.CONTENTION,
      "a spinning lock"),
     ({"cpu_ratio": 1.5}, causes.UNCLEAR, "between waiting and running"),
+    ({"samples": {"gil": 0.4, "lock": 0.0, "samples": 200}}, causes.GIL,
+     "holds the GIL: 2 threads used 1.00x the CPU of one; 40% of 200 "
+     "samples waiting for the GIL"),
+    ({"cpu_ratio": 1.5, "samples": {"gil": 0.3, "lock": 0.05,
+                                    "samples": 200}}, causes.GIL,
+     "waits for the GIL"),
+    ({"cpu_ratio": 1.5, "samples": {"gil": 0.07, "lock": 0.28,
+                                    "samples": 200}}, causes.LOCK,
+     "28% on a lock"),
+    ({"samples": {"gil": 0.2, "lock": 0.15, "samples": 200}},
+     causes.UNCLEAR, "the signals disagree"),
+    # Too few samples, or too few waiting: the CPU tells.
+    ({"samples": {"gil": 0.4, "lock": 0.0, "samples": 20}},
+     causes.GIL_OR_LOCK, "--why samples would tell which"),
+    ({"samples_unavailable": "n/a: py-spy not found"}, causes.GIL_OR_LOCK,
+     "(n/a: py-spy not found)"),
+    ({"cpu_ratio": 1.8, "speedup": cell(1.1, 1.02, 1.2),
+      "memory": cell(1.14, 1.03, 1.26),
+      "samples": {"gil": 0.02, "lock": 0.0, "samples": 200}},
+     causes.MEMORY, "memory-bound"),
+    # Memory stalls in a short value: not waiting, within the memory
+    # ceiling's reach.
+    ({"cpu_ratio": 1.5, "gil": "disabled", "speedup": cell(1.1, 1.02, 1.2),
+      "memory": cell(1.14, 1.03, 1.26)}, causes.MEMORY, "memory-bound"),
     ({"cpu_ratio": None}, causes.UNCLEAR, "no CPU time"),
 ])
 def test_each_cause_from_its_signals(given, name, said):

@@ -136,7 +136,9 @@ def _measured(path, bench, meta):
         run_probes=tuple(m.get(fmt.PROBE_KEY) for m in metadatas),
         looks=int(max(per_run.get(fmt.LOOKS_KEY, (1,)))),
         decision_looks=int(max(per_run.get(fmt.DECISION_LOOKS_KEY, (1,)))),
-        stopped=metadatas[-1].get(fmt.STOPPED_KEY))
+        stopped=metadatas[-1].get(fmt.STOPPED_KEY),
+        why_unavailable=next((m[fmt.WHY_UNAVAILABLE_KEY] for m in metadatas
+                              if fmt.WHY_UNAVAILABLE_KEY in m), None))
 
 
 def _entries(path, run_meta, restore):

@@ -47,6 +47,8 @@ class Record:
     looks: int = 1
     decision_looks: int = 1
     stopped: str | None = None
+    # Why --why took no samples ("n/a: ..."), where it was asked for.
+    why_unavailable: str | None = None
 
     @property
     def measured(self):

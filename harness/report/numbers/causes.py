@@ -12,12 +12,19 @@ The signals, each read at the count N the answer judges:
 * shared over own objects: the same call, each thread its own objects
   against objects all threads share (timeit's ``--objects``);
 * the memory ceiling's speedup at N (the ceiling family's ``stream``):
-  what threads streaming through main memory gain here.
+  what threads streaming through main memory gain here;
+* with ``--why``, where py-spy's samples of the work's threads waited:
+  for the GIL, on a lock (gilbench.measure.whysampler).
 
 Each cause names what tells it; a caller decides first that the answer
-falls short of its ceiling.  The shares of CPU are those
-timeit_answers' verdict uses: a share of the extra CPU the ceiling (else
-N) shows, at least 0.75 running, at most 0.25 waiting.
+falls short of its ceiling.  In order: an import that re-enabled the
+GIL; shared objects costing more than the margin over own; samples that
+waited on the GIL or on a lock; CPU that says the threads waited (a lock
+where no GIL stands between them, else the GIL or a lock); a speedup
+within reach of a memory ceiling below the compute ceiling; CPU that
+says they ran, yet gained less (contention).  The shares of CPU are
+those timeit_answers' verdict uses: a share of the extra CPU the ceiling
+(else N) shows, at least 0.75 running, at most 0.25 waiting.
 """
 from __future__ import annotations
 
@@ -32,6 +39,7 @@ RUNNING_SHARE = 0.75
 WAITING_SHARE = 0.25
 
 GIL_REENABLED = "gil-reenabled"
+GIL = "gil"
 GIL_OR_LOCK = "gil-or-lock"
 LOCK = "lock"
 SHARED = "shared"
@@ -39,8 +47,14 @@ MEMORY = "memory"
 CONTENTION = "contention"
 UNCLEAR = "unclear"
 # Every name a cause may have, for the JSON schema and the docs.
-NAMES = (GIL_REENABLED, GIL_OR_LOCK, LOCK, SHARED, MEMORY, CONTENTION,
+NAMES = (GIL_REENABLED, GIL, GIL_OR_LOCK, LOCK, SHARED, MEMORY, CONTENTION,
          UNCLEAR)
+# Samples (--why) name the GIL or a lock where the work's threads waited
+# on it in at least WAITING_SAMPLES of them, this many times as often as
+# on the other, from at least MIN_SAMPLES.
+WAITING_SAMPLES = 0.1
+SAMPLES_APART = 2.0
+MIN_SAMPLES = 50
 
 
 @dataclass(frozen=True)
@@ -61,6 +75,10 @@ class Signals:
     reenabled_by: tuple = ()  # modules whose import enabled the GIL
     sharing: object = None  # shared/own time Cell at count, or None
     memory: object = None  # the memory ceiling's speedup Cell, or None
+    # --why's shares of the work's samples ({"gil", "lock", "alloc",
+    # "running", "samples": count}), or None; and why there are none.
+    samples: dict | None = None
+    samples_unavailable: str | None = None
     margin: float = intervals.MARGIN  # the smallest difference that matters
 
 
@@ -91,25 +109,54 @@ def diagnose(signals):
                      "from running")
     used = _share(s.cpu_ratio, reference)
     cpu = "%d %s used %.2fx the CPU of one" % (s.count, s.axis, s.cpu_ratio)
+    sampled = _from_samples(s, cpu, used <= WAITING_SHARE)
+    if sampled is not None:
+        return sampled
     if used <= WAITING_SHARE:
         if s.gil == "disabled" or s.axis == "processes":
             return Cause(LOCK, "waits on a lock: %s, and no GIL stands "
                          "between them" % cpu)
         return Cause(GIL_OR_LOCK, "holds the GIL or waits on a lock: %s "
-                     "(samples would tell which)" % cpu)
-    if used < RUNNING_SHARE:
-        return Cause(UNCLEAR, "the signals name none: %s, between waiting "
-                     "and running" % cpu)
+                     "(%s)" % (cpu, s.samples_unavailable
+                               or "--why samples would tell which"))
+    # Memory stalls count as CPU time, yet a short value's start and end
+    # may take some: the memory ceiling tells once the threads did not wait.
     if _memory_bound(s, reference):
         return Cause(MEMORY, "memory-bound: %s, gaining %s as the memory "
                      "ceiling gains %s (the compute ceiling %.2fx)"
                      % (cpu, s.speedup.display, s.memory.display, reference))
+    if used < RUNNING_SHARE:
+        return Cause(UNCLEAR, "the signals name none: %s, between waiting "
+                     "and running" % cpu)
     held = ("the GIL passed between them around little work, or " if
             s.gil != "disabled" and s.axis == "threads" else "")
     return Cause(CONTENTION, "contends while running: %s and gained %s; "
                  "%ssomething they all write (a spinning lock, a shared "
                  "cache line) holds them back" % (cpu, s.speedup.display,
                                                   held))
+
+
+def _from_samples(s, cpu, waiting):
+    """The GIL or a lock, where --why's samples of the work's threads
+    waited on one (WAITING_SAMPLES of them or more) at least SAMPLES_APART
+    times as often as on the other; the signals' disagreement where
+    they waited on both alike; else None: the CPU tells the rest."""
+    found = s.samples
+    if not found or found.get("samples", 0) < MIN_SAMPLES:
+        return None
+    gil, lock = found.get("gil", 0.0), found.get("lock", 0.0)
+    if max(gil, lock) < WAITING_SAMPLES:
+        return None
+    said = "%s; %d%% of %d samples waiting for the GIL, %d%% on a lock" % (
+        cpu, round(gil * 100), found["samples"], round(lock * 100))
+    if gil >= SAMPLES_APART * lock:
+        # Its threads idle: the call holds it.  Busy: they also drop and
+        # take it back around little work.
+        return Cause(GIL, ("holds the GIL: %s" if waiting else
+                           "waits for the GIL: %s") % said)
+    if lock >= SAMPLES_APART * gil:
+        return Cause(LOCK, "waits on a lock: %s" % said)
+    return Cause(UNCLEAR, "the signals disagree: %s" % said)
 
 
 def _memory_bound(s, reference):

@@ -10,7 +10,7 @@ gets one under its verdict.
 """
 from __future__ import annotations
 
-from gilbench.model.resultformat import COUNT_AXES, INTERPRETER
+from gilbench.model.resultformat import COUNT_AXES, INTERPRETER, WHY_CLASSES
 from gilbench.model.tables import speedup
 from gilbench.report import kinds
 from gilbench.report.kinds.base import margin_of
@@ -79,6 +79,9 @@ def finding_cause(found, declaration, lookup, dims, ceiling, axes, gil):
                                               reenabled_by=modules))
     cell = declaration["cell"]
     axis = cell.get("over")
+    if dims is not None and ceiling is not None and \
+            dims.get("family") == ceiling.family:
+        return None  # the ceilings are what others are read against
     if found.missing or dims is None or cell["kind"] not in _SCALING_KINDS \
             or axis not in COUNT_AXES or cell.get("baseline", 1) != 1:
         return None
@@ -109,4 +112,15 @@ def scaling_cause(lookup, dims, axis, ceiling, axes, gil,
         cpu_ratio=cpu_ratio(this, base), gil=gil, sharing=sharing,
         memory=memory_speedup(ceiling, axis, count, dims.get(INTERPRETER),
                               axes),
-        margin=margin))
+        margin=margin, samples=samples(this),
+        samples_unavailable=this.why_unavailable))
+
+
+def samples(record):
+    """--why's shares of ``record``'s samples (whysampler), or None."""
+    if "why_samples" not in record.recorded:
+        return None
+    found = {name: record.recorded.get("why_" + name, 0.0)
+             for name in WHY_CLASSES}
+    found["samples"] = int(record.recorded["why_samples"])
+    return found
