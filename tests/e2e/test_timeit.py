@@ -129,6 +129,8 @@ def test_compare_and_its_scaling_gate_read_it(runs, tmp_path):
     _, zlib = runs["zlib"]
     same = run_harness("compare", zlib, zlib, "--fail-efficiency-drop", "5")
     assert same.code == 0, same
+    # Its repeated questions pair count by count: nothing changed.
+    assert "Answers changed: 0 of" in same.stdout, same.stdout
     assert "timeit.zlib.threads.python[objects=shared]/t2" in same.stdout, same
     # The same name in both files pairs the statements: the GIL-holding
     # one loses about half the efficiency of a wait at 2 threads.

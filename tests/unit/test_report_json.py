@@ -129,3 +129,19 @@ def test_an_unchanged_answer_is_not_listed(tmp_path):
 ])
 def test_what_counts_as_a_changed_answer(kind, base, changed, why):
     assert compare_answers.why_changed(kind, base, changed) == why
+
+
+def test_a_repeated_question_pairs_with_its_own_asking():
+    """timeit asks "... efficiency against this machine's ceiling?" after
+    each count's speedup: the k-th asking pairs with the other side's
+    k-th, not with the last (a file compared with itself then read its
+    2-thread answer against its 3-thread one)."""
+    from types import SimpleNamespace
+    rows = [SimpleNamespace(family="timeit", question=q) for q in (
+        "Speedup at 2 threads?", "... efficiency?", "Speedup at 3 threads?",
+        "... efficiency?")]
+    assert compare_answers._keys(rows) == [
+        ("timeit", "Speedup at 2 threads?", 0),
+        ("timeit", "... efficiency?", 0),
+        ("timeit", "Speedup at 3 threads?", 0),
+        ("timeit", "... efficiency?", 1)]

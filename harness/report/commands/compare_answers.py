@@ -108,10 +108,10 @@ def changes(base_file, changed_file, pair):
     """([ChangedAnswer], how many answers both files give)."""
     sides = [questions.findings_table([one], pivot.family_order([one]))
              for one in (base_file, changed_file)]
-    answered = {(row.family, row.question): row for row in sides[1].rows}
+    answered = dict(zip(_keys(sides[1].rows), sides[1].rows))
     found, compared = [], 0
-    for row in sides[0].rows:
-        other = answered.get((row.family, row.question))
+    for key, row in zip(_keys(sides[0].rows), sides[0].rows):
+        other = answered.get(key)
         if other is None:
             continue
         compared += 1
@@ -126,6 +126,20 @@ def changes(base_file, changed_file, pair):
                 row.family, row.question, pair, row.answers[0],
                 other.answers[0], why, margin, kind, change))
     return found, compared
+
+
+def _keys(rows):
+    """Each row's (family, question, how many rows before it ask the
+    same): a question may repeat ("... efficiency against this machine's
+    ceiling?" after each count's speedup), and its k-th asking pairs with
+    the other side's k-th."""
+    seen = {}
+    keys = []
+    for row in rows:
+        asked = (row.family, row.question)
+        keys.append(asked + (seen.get(asked, 0),))
+        seen[asked] = seen.get(asked, 0) + 1
+    return keys
 
 
 # The kinds that say how a call scales: the check fails on their fall.
