@@ -4,9 +4,10 @@ answer's benchmarks at N and at its baseline, the memory ceiling beside
 them, the runs' GIL) and names it.
 
 Findings get a cause where their cell is a speedup or an efficiency over
-a count axis and its interval lies below this machine's compute ceiling
-at the same count by more than the finding's margin; ``gilbench timeit``
-gets one under its verdict.
+a count axis (or a best-of such efficiencies: its winner's) and its
+interval lies below this machine's compute ceiling at the same count by
+more than the finding's margin; ``gilbench timeit`` gets one under its
+verdict.
 """
 from __future__ import annotations
 
@@ -78,10 +79,15 @@ def finding_cause(found, declaration, lookup, dims, ceiling, axes, gil):
         return causes.diagnose(causes.Signals(0, "threads", found,
                                               reenabled_by=modules))
     cell = declaration["cell"]
-    axis = cell.get("over")
     if dims is not None and ceiling is not None and \
             dims.get("family") == ceiling.family:
         return None  # the ceilings are what others are read against
+    if cell["kind"] == "best" and found.winner is not None and \
+            dims is not None:
+        # "Which scales worst?": why its winner does not scale.
+        dims = {**dims, cell["over"]: found.winner}
+        cell = cell["of"]
+    axis = cell.get("over")
     if found.missing or dims is None or cell["kind"] not in _SCALING_KINDS \
             or axis not in COUNT_AXES or cell.get("baseline", 1) != 1:
         return None
