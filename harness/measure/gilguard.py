@@ -22,6 +22,10 @@ _WARNING = re.compile(r"The global interpreter lock \(GIL\) has been enabled "
                       r"to load module '([^']+)'")
 _FILTER = r"The global interpreter lock \(GIL\) has been enabled"
 
+# A benchmark's failure reason when an import re-enabled the GIL, before
+# the modules it names (the report's causes read it back).
+REENABLED = "failed: GIL re-enabled by import of "
+
 _reenabling_modules = []
 _installed = []
 
@@ -102,5 +106,5 @@ def reenabled_reason():
     if not free_threaded_build() or requested() == "1" or not gil_enabled():
         return None
     modules = reenabling_modules()
-    return "failed: GIL re-enabled by import of %s" % (
-        ", ".join(modules) if modules else "an unknown import")
+    return REENABLED + (", ".join(modules) if modules else
+                        "an unknown import")

@@ -79,6 +79,15 @@ def test_a_memory_ceiling_as_high_as_compute_tells_nothing():
     assert found.name == causes.CONTENTION
 
 
+def test_a_call_far_below_the_memory_ceiling_is_not_memory_bound():
+    """A trivial call gaining 0.3x where memory allows 1.16x: something
+    else holds it back (the main job's gil family, before this test)."""
+    found = causes.diagnose(signals(cpu_ratio=1.8,
+                                    speedup=cell(0.3, 0.23, 0.4),
+                                    memory=cell(1.16, 0.93, 1.47)))
+    assert found.name == causes.CONTENTION
+
+
 def test_a_call_faster_than_the_memory_ceiling_is_not_memory_bound():
     found = causes.diagnose(signals(cpu_ratio=1.8,
                                     speedup=cell(1.6, 1.5, 1.7),
@@ -101,3 +110,14 @@ def test_every_name_is_listed_for_the_schema():
     with open(schema) as stream:
         names = json.load(stream)["$defs"]["cause"]["properties"]["name"]
     assert set(names["enum"]) == set(causes.NAMES)
+
+
+def test_an_answer_failed_by_an_import_that_reenabled_the_gil_names_it():
+    from gilbench.measure import gilguard
+    from gilbench.report.tables import why
+    failed = Cell(gilguard.REENABLED + "legacy_ext, other", missing=True)
+    found = why.finding_cause(failed, {"cell": {"kind": "efficiency"}},
+                              None, None, None, {}, "enabled")
+    assert found.name == causes.GIL_REENABLED
+    assert found.text == ("the GIL is on: re-enabled by importing "
+                          "legacy_ext, other")

@@ -161,11 +161,13 @@ def _from_samples(s, cpu, waiting):
 
 def _memory_bound(s, reference):
     """Whether the memory ceiling falls short of the compute ceiling and
-    the answer's speedup is within reach of it, not above."""
+    the answer's speedup reads as the memory ceiling's: their intervals
+    within the margin of each other, neither above nor below."""
     memory = s.memory
     if memory is None or memory.value is None or memory.interval is None:
         return False
     if memory.interval[1] * (1 + s.margin) >= reference:
         return False  # memory scales as compute does: it cannot tell
-    low = (s.speedup.interval or (s.speedup.value,) * 2)[0]
-    return low <= memory.interval[1] * (1 + s.margin)
+    low, high = s.speedup.interval or (s.speedup.value,) * 2
+    return (low <= memory.interval[1] * (1 + s.margin)
+            and high * (1 + s.margin) >= memory.interval[0])

@@ -11,6 +11,7 @@ verdict.
 """
 from __future__ import annotations
 
+from gilbench.measure import gilguard
 from gilbench.model.resultformat import COUNT_AXES, INTERPRETER, WHY_CLASSES
 from gilbench.model.tables import speedup
 from gilbench.report import kinds
@@ -18,8 +19,6 @@ from gilbench.report.kinds.base import margin_of
 from gilbench.report.numbers import causes, intervals
 from gilbench.report.numbers.cells import Cell
 
-# What gilguard's failure reason says before the modules it names.
-_REENABLED = "failed: GIL re-enabled by import of "
 _SCALING_KINDS = ("speedup", "efficiency")
 
 
@@ -64,8 +63,8 @@ def compute_speedup(ceiling, axis, count, interpreter):
 
 def reenabled_by(cell):
     """The modules a failed answer says re-enabled the GIL, else ()."""
-    if cell.missing and cell.text.startswith(_REENABLED):
-        return tuple(cell.text[len(_REENABLED):].split(", "))
+    if cell.missing and cell.text.startswith(gilguard.REENABLED):
+        return tuple(cell.text[len(gilguard.REENABLED):].split(", "))
     return ()
 
 
@@ -91,8 +90,15 @@ def finding_cause(found, declaration, lookup, dims, ceiling, axes, gil):
     if found.missing or dims is None or cell["kind"] not in _SCALING_KINDS \
             or axis not in COUNT_AXES or cell.get("baseline", 1) != 1:
         return None
-    return scaling_cause(lookup, dims, axis, ceiling, axes, gil,
-                         margin_of(declaration))
+    margin = margin_of(declaration)
+    found_cause = scaling_cause(lookup, dims, axis, ceiling, axes, gil,
+                                margin)
+    if found_cause is None and declaration["cell"]["kind"] == "efficiency" \
+            and found.significant and found.value < 1 and found.same is None:
+        return causes.Cause(causes.UNCLEAR, "no cause is named: below the "
+                            "ceiling, but by less than the %d%% margin can "
+                            "tell" % round(margin * 100))
+    return found_cause
 
 
 def scaling_cause(lookup, dims, axis, ceiling, axes, gil,
