@@ -4,9 +4,9 @@
 # (or Stream's) pointer and size never change after __cinit__, its memory
 # is written only by cl_spin (cl_stream_pass) in the one worker that owns
 # it (spin releases the GIL, so a GIL build gives no more protection), and
-# the calibration runs under pthread_once.  Without this directive, importing the module on
-# 3.13t/3.14t enables the GIL for the whole process.  (Cython < 3.1, used
-# on 2.7, ignores it in this header.)
+# the calibration runs under pthread_once.  Without this directive,
+# importing the module on 3.13t/3.14t enables the GIL for the whole
+# process.  (Cython < 3.1, used on 2.7, ignores it in this header.)
 """Cython wrapper of ceiling.c: one worker's state and a GIL-released spin
 on it (the compute ceiling), and one worker's buffers and a GIL-released
 pass through them (the memory ceiling)."""

@@ -200,11 +200,8 @@ class TimeFunction(object):
 
     def sample_why(self, loops):
         """Record where the work's threads wait (whysampler), from values
-        of ``loops`` outside the timed ones."""
-        if self.bench.spec.driver != drivers.THREADS:
-            record.record_facts(**{whysampler.UNAVAILABLE: "n/a: --why "
-                                   "samples the threads driver's threads"})
-            return
+        of ``loops`` outside the timed ones; run asks it of the threads
+        driver's benchmarks only (run._sampled)."""
         if self.timer is None:
             self._set_up()
         record.record_facts(**whysampler.sample(lambda: self.timer(loops)))

@@ -72,26 +72,19 @@ def test_each_cause_from_its_signals(given, name, said):
     assert found.name == name and said in found.text, found
 
 
-def test_a_memory_ceiling_as_high_as_compute_tells_nothing():
-    found = causes.diagnose(signals(cpu_ratio=1.8,
-                                    speedup=cell(1.1, 1.02, 1.2),
-                                    memory=cell(1.85, 1.7, 2.0)))
-    assert found.name == causes.CONTENTION
-
-
-def test_a_call_far_below_the_memory_ceiling_is_not_memory_bound():
-    """A trivial call gaining 0.3x where memory allows 1.16x: something
-    else holds it back (the main job's gil family, before this test)."""
-    found = causes.diagnose(signals(cpu_ratio=1.8,
-                                    speedup=cell(0.3, 0.23, 0.4),
-                                    memory=cell(1.16, 0.93, 1.47)))
-    assert found.name == causes.CONTENTION
-
-
-def test_a_call_faster_than_the_memory_ceiling_is_not_memory_bound():
-    found = causes.diagnose(signals(cpu_ratio=1.8,
-                                    speedup=cell(1.6, 1.5, 1.7),
-                                    memory=cell(1.14, 1.03, 1.26)))
+@pytest.mark.parametrize("speedup, memory", [
+    # A memory ceiling as high as compute's tells nothing.
+    (cell(1.1, 1.02, 1.2), cell(1.85, 1.7, 2.0)),
+    # A trivial call gaining 0.3x where memory allows 1.16x: something
+    # else holds it back.
+    (cell(0.3, 0.23, 0.4), cell(1.16, 0.93, 1.47)),
+    # A call gaining more than memory allows is not held back by it.
+    (cell(1.6, 1.5, 1.7), cell(1.14, 1.03, 1.26)),
+])
+def test_a_call_not_reading_as_the_memory_ceiling_is_not_memory_bound(
+        speedup, memory):
+    found = causes.diagnose(signals(cpu_ratio=1.8, speedup=speedup,
+                                    memory=memory))
     assert found.name == causes.CONTENTION
 
 

@@ -296,15 +296,18 @@ def findings_table(results, families):
             answers = []
             for records, lookup, result in zip(per_file, lookups, results):
                 del reads[:]
-                found_cell = answer(kind, declaration, records, lookup,
-                                    result.interpreter, result.planned_cpus)
+                dims = located(kind, declaration, records,
+                               result.interpreter, result.planned_cpus)
+                found_cell = dims if isinstance(dims, Cell) else \
+                    kind.answer(lookup, dims)
                 found_cell = contrasted(found_cell, kind, declaration,
                                         records, lookup, result)
                 found_cell = _with_cost(replace(found_cell,
                                                 read=tuple(reads)))
-                answers.append(_with_cause(found_cell, kind, declaration,
-                                           records, lookup, result, ceiling,
-                                           axes))
+                answers.append(replace(found_cell, cause=why.finding_cause(
+                    found_cell, declaration, lookup,
+                    None if isinstance(dims, Cell) else dims, ceiling, axes,
+                    result.facts.get("gil", "unknown"))))
             table.rows.append(Finding(
                 family, asked(declaration["question"], planned), declaration,
                 answers, evidence_title(declaration, tables)))
@@ -361,17 +364,6 @@ def _with_cost(found):
     most = max(processes(r) for r in found.read)
     return replace(found, note=cells.spaced(
         "(up to %d processes)" % most, found.note))
-
-
-def _with_cause(found, kind, declaration, records, lookup, result, ceiling,
-                axes):
-    """An answer with why it does not scale (tables.why), where its
-    question asks whether something scales and it falls short."""
-    dims = located(kind, declaration, records, result.interpreter,
-                   result.planned_cpus)
-    return replace(found, cause=why.finding_cause(
-        found, declaration, lookup, None if isinstance(dims, Cell) else dims,
-        ceiling, axes, result.facts.get("gil", "unknown")))
 
 
 def cost(records):

@@ -269,12 +269,12 @@ def why_line(curve, results, shares=None):
     return None if cause is None else "Why not: %s." % cause.text
 
 
-def _short_cause(curves, key, results):
+def _short_cause(curves, key, results, shares):
     """The cause of ``curves[key]`` in words (its text before the
-    evidence), else None."""
+    evidence), else None.  ``shares``: ``sharing(results, curves)``."""
     if key not in curves:
         return None
-    cause = _cause(curves[key], results, sharing(results, curves))
+    cause = _cause(curves[key], results, shares)
     return None if cause is None else cause.text.split(":")[0]
 
 
@@ -361,6 +361,7 @@ def table_lines(paths, stmt):
                               for key in curves))
     several = len({objects for axis, objects in keys
                    if axis == "threads"}) > 1
+    shares = [sharing(results, curves) for _, _, curves, results in found]
     rows = []
     for key in keys:
         axis, objects = key
@@ -377,13 +378,13 @@ def table_lines(paths, stmt):
             rows.append(["parallel? (%s%s)" % (axis, named_too)] + [
                 short_verdict(curves[key]) if key in curves else "-"
                 for _, _, curves, _ in found])
-            causes = [_short_cause(curves, key, results)
-                      for _, _, curves, results in found]
+            causes = [_short_cause(curves, key, results, share)
+                      for (_, _, curves, results), share
+                      in zip(found, shares)]
             if any(causes):
                 rows.append(["why not? (%s%s)" % (axis, named_too)] + [
                     cause or "-" for cause in causes])
     if several:
-        shares = [sharing(results, curves) for _, _, curves, results in found]
         rows.append(["shared/own time (N threads)"] + [
             "-" if share is None else "%s (%d)" % (share[1].display, share[0])
             for share in shares])
