@@ -144,22 +144,23 @@ def _sampled(spy, output, run_values):
          "--format", "raw", "--output", output],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     said = []
-    attached = threading.Event()
+    sampling = threading.Event()  # py-spy said it attached
+    settled = threading.Event()  # it attached, or it ended
 
     def read():
         for line in iter(process.stdout.readline, b""):
             text = line.decode("utf-8", "replace").strip()
             said.append(text)
             if "Sampling process" in text:
-                attached.set()
-        attached.set()  # it ended: attached or not, stop waiting
+                sampling.set()
+                settled.set()
+        settled.set()
 
     reader = threading.Thread(target=read)
     reader.daemon = True
     reader.start()
-    attached.wait(ATTACH_TIMEOUT)
-    while process.poll() is None and any("Sampling process" in s
-                                         for s in said):
+    settled.wait(ATTACH_TIMEOUT)
+    while process.poll() is None and sampling.is_set():
         run_values()
     if process.poll() is None:  # never attached within the timeout
         process.kill()
