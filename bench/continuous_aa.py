@@ -5,7 +5,7 @@ continuous`` then ``gilbench compare --sides revision=base,head
 repository root, committed twice), as the workflow ``gilbench init
 --ci`` writes runs them.
 
-Usage: python bench/continuous_aa.py [--repeat 5] [--python PATH]
+Usage: python bench/continuous_aa.py [--repeat 5] [--python PATH] [--keep]
 
 ``--python``: the interpreter that measures (gilbench and the fixture's
 build requirements installed; default this one); compare runs on this
@@ -73,6 +73,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the project and every run's file, and "
+                        "print where")
     args = parser.parse_args()
     directory = tempfile.mkdtemp(prefix="gilbench-continuous-aa-")
     root = project(directory, args.python)
@@ -89,7 +92,10 @@ def main():
                 name, k + 1, code, seconds, "\n  " + said if said else ""))
     print("A/A passed %d of %d; regressions failed %d of %d"
           % (passed, args.repeat, failed, args.repeat))
-    shutil.rmtree(directory, ignore_errors=True)
+    if args.keep:
+        print("kept in %s" % directory)
+    else:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":

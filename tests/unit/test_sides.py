@@ -112,3 +112,24 @@ def test_the_check_fails_on_scaling_that_fell_or_broke(kind, moved,
     found = compare_answers.ChangedAnswer(
         "f", "q?", "CPython 3.11", base, changed, "why", 0.1, kind, moved)
     assert compare_answers.stopped_scaling(found) is fails
+
+
+@pytest.mark.parametrize("base_flags, changed_flags, fails", [
+    ("", "", True),
+    ("", "#", False),  # only the changed side's processes split: listed
+    ("#", "", True),  # the base split: the changed side's agree
+    ("#", "#", True),
+])
+def test_a_fall_read_from_the_changed_sides_split_processes_is_listed(
+        base_flags, changed_flags, fails):
+    """The one A/A false alarm of bench/continuous_aa.py: the head's
+    processes fell into two modes (a GIL convoy in some), the base's not,
+    and the efficiency's change read 0.70x [0.59-0.83]."""
+    from gilbench.report.commands import compare_answers
+    from gilbench.report.data.records import Cell
+    found = compare_answers.ChangedAnswer(
+        "f", "q?", "CPython 3.11",
+        Cell("", 0.9, interval=(0.8, 1.0), flags=base_flags),
+        Cell("", 0.63, interval=(0.52, 0.76), flags=changed_flags),
+        "moved", 0.1, "efficiency", (0.70, (0.59, 0.83)))
+    assert compare_answers.stopped_scaling(found) is fails

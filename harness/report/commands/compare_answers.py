@@ -17,7 +17,7 @@ import numpy
 from gilbench.report import kinds
 from gilbench.report.data.lookup import Lookup
 from gilbench.report.data.records import Table, label
-from gilbench.report.numbers import intervals
+from gilbench.report.numbers import cells, intervals
 from gilbench.report.tables import pivot, questions
 
 TITLE = "Changed answers"
@@ -121,6 +121,8 @@ def changes(base_file, changed_file, pair):
                   if row.family in base_file.tables else None)
         why = why_changed(kind, row.answers[0], other.answers[0], change,
                           margin)
+        if why and split_alone(row.answers[0], other.answers[0]):
+            why += "; the changed side's processes split (#)"
         if why:
             found.append(ChangedAnswer(
                 row.family, row.question, pair, row.answers[0],
@@ -156,11 +158,13 @@ def stopped_scaling(found):
     hold of one call); or any answer that became n/a (the change broke
     it).  Other answers that moved (a ratio, a time, a winner) are listed,
     not failed: where processes fall into modes, two builds of one source
-    can differ by more than their intervals (docs/your-extension.rst)."""
+    can differ by more than their intervals (docs/your-extension.rst);
+    so is a fall where only the changed side's processes split
+    (:func:`split_alone`)."""
     base, changed = found.base, found.changed
     if changed.missing or base.missing:
         return changed.missing and not base.missing
-    if found.kind not in SCALING_KINDS:
+    if found.kind not in SCALING_KINDS or split_alone(base, changed):
         return False
     if found.moved is not None:  # the change's own interval decides
         return found.moved[1][1] < 1 / (1 + found.margin)
@@ -169,6 +173,19 @@ def stopped_scaling(found):
             and base.value * changed.value > 0):
         return False
     return math.log(base.value / changed.value) > math.log1p(found.margin)
+
+
+def split_alone(base, changed):
+    """Whether the changed side's worker processes split into modes (#)
+    where the base's agree.  Some of its processes then scale as the
+    base's do and some do not (a GIL convoy's share of serialised
+    processes): its mean reads how many fell into the slow mode, a draw
+    the base, whose processes all missed it, cannot be told apart from.
+    A change that slows every process (a call that now holds the GIL)
+    splits none, and where the base splits the changed side's agreeing
+    processes are the fair reading of it."""
+    return (cells.SPLIT_MARK in (changed.flags or "")
+            and cells.SPLIT_MARK not in (base.flags or ""))
 
 
 def said(found):

@@ -68,6 +68,11 @@ NICER = 10
 
 
 def _start():
+    # What the fork inherited (the loaded results, this process's tables)
+    # stays put until the worker exits: frozen, the collections that
+    # matplotlib's cycles call for walk only what the worker makes (and
+    # leave the inherited pages unwritten, so still shared).
+    gc.freeze()
     gc.enable()
     try:
         os.nice(NICER)
