@@ -173,3 +173,32 @@ def test_workers_yield_the_cpu_to_the_tables(monkeypatch):
     with figurepool.Workers(figurepool.PARALLEL_FROM) as workers:
         theirs = workers.pool.submit(os.nice, 0).result()
     assert theirs == min(os.nice(0) + figurepool.NICER, 19)
+
+
+def _collector_state(job):
+    import gc
+    return gc.isenabled(), gc.get_freeze_count()
+
+
+def test_a_worker_collects_what_it_makes_and_freezes_what_it_inherited(
+        monkeypatch):
+    """matplotlib's cycles are collected in the workers; the results the
+    fork inherited are frozen, so those collections do not walk them."""
+    import gc
+    monkeypatch.setattr(figurepool, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(figurepool, "warm", _quiet_warm)
+    monkeypatch.setattr(figurepool, "_draw", _collector_state)
+    inherited = [[k] for k in range(1000)]  # tracked containers
+    was = gc.isenabled()
+    gc.disable()  # as the report runs (report.collector)
+    try:
+        with figurepool.Workers(figurepool.PARALLEL_FROM) as workers:
+            states = figurepool.draw(
+                [([], "d%d" % k, None)
+                 for k in range(figurepool.PARALLEL_FROM)], workers)
+    finally:
+        if was:
+            gc.enable()
+    assert inherited
+    assert all(enabled and frozen >= len(inherited)
+               for enabled, frozen in states)

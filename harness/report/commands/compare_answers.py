@@ -122,7 +122,8 @@ def changes(base_file, changed_file, pair):
         why = why_changed(kind, row.answers[0], other.answers[0], change,
                           margin)
         if why and split_alone(row.answers[0], other.answers[0]):
-            why += "; the changed side's processes split (#)"
+            why += ("; the changed side's processes split (#): read from "
+                    "each side's interval")
         if why:
             found.append(ChangedAnswer(
                 row.family, row.question, pair, row.answers[0],
@@ -158,15 +159,16 @@ def stopped_scaling(found):
     hold of one call); or any answer that became n/a (the change broke
     it).  Other answers that moved (a ratio, a time, a winner) are listed,
     not failed: where processes fall into modes, two builds of one source
-    can differ by more than their intervals (docs/your-extension.rst);
-    so is a fall where only the changed side's processes split
-    (:func:`split_alone`)."""
+    can differ by more than their intervals (docs/your-extension.rst).
+    Where only the changed side's processes split (:func:`split_alone`),
+    the two answers' own intervals decide, as where there are no draws."""
     base, changed = found.base, found.changed
     if changed.missing or base.missing:
         return changed.missing and not base.missing
-    if found.kind not in SCALING_KINDS or split_alone(base, changed):
+    if found.kind not in SCALING_KINDS:
         return False
-    if found.moved is not None:  # the change's own interval decides
+    if found.moved is not None and not split_alone(base, changed):
+        # The change's own interval decides.
         return found.moved[1][1] < 1 / (1 + found.margin)
     if not (questions.apart(base.interval, changed.interval)
             and base.value and changed.value
@@ -177,13 +179,11 @@ def stopped_scaling(found):
 
 def split_alone(base, changed):
     """Whether the changed side's worker processes split into modes (#)
-    where the base's agree.  Some of its processes then scale as the
-    base's do and some do not (a GIL convoy's share of serialised
-    processes): its mean reads how many fell into the slow mode, a draw
-    the base, whose processes all missed it, cannot be told apart from.
-    A change that slows every process (a call that now holds the GIL)
-    splits none, and where the base splits the changed side's agreeing
-    processes are the fair reading of it."""
+    where the base's agree.  Some of its processes may then scale as the
+    base's do and some not (a GIL convoy's share of serialised
+    processes): its mean reads how many fell into the slow mode, which
+    the change's shared draws, each side's one mode, cannot carry.  Each
+    side's own interval does (a split benchmark keeps its own spread)."""
     return (cells.SPLIT_MARK in (changed.flags or "")
             and cells.SPLIT_MARK not in (base.flags or ""))
 

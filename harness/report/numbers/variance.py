@@ -217,16 +217,25 @@ def at_fastest_state(record):
 def fit(records, split=lambda record: False):
     """Fit one result file's measured ``records``, family by family, and
     keep each one's Spread (:func:`spread_of` finds it); ``split`` tells a
-    record whose processes disagree (#)."""
-    families = {}
+    record whose processes disagree (#).  Returns what it kept, for
+    :func:`keep` in another process."""
+    families, found = {}, {}
     for record in records:
         groups = tuple(g for g in record.run_values if len(g))
         if record.measured and groups and positive(groups):
             key = (record.dims.get(INTERPRETER), record.dims.get("family"))
             families.setdefault(key, []).append(record)
     for key, members in families.items():
-        for record, found in zip(members, fit_family(key, members, split)):
-            _FITTED[identity(record)] = found
+        for record, spread in zip(members, fit_family(key, members, split)):
+            found[identity(record)] = spread
+    keep(found)
+    return found
+
+
+def keep(found):
+    """Keep ``found`` ({identity: Spread}, what :func:`fit` returned,
+    maybe in a forked child) for :func:`spread_of`."""
+    _FITTED.update(found)
 
 
 def fit_family(key, records, split=lambda record: False):
