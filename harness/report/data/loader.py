@@ -363,14 +363,21 @@ HERE_SHARE = 1 / 3
 PARALLEL_FIT_FROM = 1000
 
 
+def _cut(sizes, share):
+    """How many of the first ``sizes`` (at least one, and one fewer than
+    all) hold no more than ``share`` of their sum."""
+    cut, done, most = 1, sizes[0], sum(sizes) * share
+    while cut < len(sizes) - 1 and done + sizes[cut] <= most:
+        done, cut = done + sizes[cut], cut + 1
+    return cut
+
+
 def _load_all(files):
     sizes = [os.path.getsize(path) if os.path.isfile(path) else 0
              for path in files]
     if sum(sizes) < PARALLEL_FROM or len(files) < 2:
         return [load_result(path) for path in files]
-    cut, done, share = 1, sizes[0], sum(sizes) * HERE_SHARE
-    while cut < len(files) - 1 and done + sizes[cut] <= share:
-        done, cut = done + sizes[cut], cut + 1
+    cut = _cut(sizes, HERE_SHARE)
 
     def here():
         from scipy import stats  # noqa: F401 (see HERE_SHARE)
@@ -415,9 +422,7 @@ def _fit_all(results):
     if len(results) < 2 or sum(sizes) < PARALLEL_FIT_FROM:
         fitted(results)
         return
-    cut, done = 1, sizes[0]
-    while cut < len(results) - 1 and 2 * (done + sizes[cut]) <= sum(sizes):
-        done, cut = done + sizes[cut], cut + 1
+    cut = _cut(sizes, 1 / 2)
     _, there = twocpus.alongside(lambda: fitted(results[:cut]),
                                  lambda: fitted(results[cut:]))
     variance.keep(there)
