@@ -145,6 +145,27 @@ def test_the_same_within_the_margin_is_a_verdict():
     assert intervals.same_within(None) is None
 
 
+def test_the_same_is_two_one_sided_tests_at_the_level_of_a_difference():
+    """A difference is tested at 5% (the 95% interval excludes 1), so
+    each of the two one-sided tests is too: "the same" holds where the
+    central 90% of the draws lie inside the margin, though the 95%
+    interval a cell shows reaches past it.  The equivalence interval
+    survives a pickle (the page's figure workers get cells so)."""
+    import pickle
+    log_margin = math.log1p(intervals.MARGIN)
+    sd = log_margin / 1.8  # 1.645 sd inside the margin, 1.96 sd outside
+    draws = numpy.exp(numpy.random.default_rng(7).normal(0.0, sd, 20000))
+    interval = intervals.bounds(draws)
+    assert interval[1] > 1.0 + intervals.MARGIN
+    assert interval[0] < 1.0 / (1.0 + intervals.MARGIN)
+    significant, same = intervals.decided(interval)
+    assert significant is False
+    assert same == pytest.approx(math.exp(1.645 * sd) - 1.0, rel=0.05)
+    wider = intervals.bounds(draws ** 1.15)  # 90% reaches past the margin
+    assert intervals.decided(wider) == (False, None)
+    kept = pickle.loads(pickle.dumps(interval))
+    assert kept == interval and kept.equivalence == interval.equivalence
+
 def test_a_bounded_index_keeps_its_interval_within_its_bounds():
     """Jain's index over 2 threads lies in [0.5, 1]: two runs that
     disagree give a wide interval, never one past the bounds."""

@@ -5,7 +5,9 @@ Every derived number (a ratio, a speedup, a throughput, a crossover, a
 best-of margin) is a function of benchmark means.  Each benchmark gets
 RESAMPLES draws of its mean; the function is applied to them draw by
 draw, and the interval is the central LEVEL of the results
-(numpy.quantile).  Drawing needs no closed form for a ratio of means, a
+(numpy.quantile); "the same" is tested on the central
+EQUIVALENCE_LEVEL of the same draws (two one-sided tests).  Drawing
+needs no closed form for a ratio of means, a
 crossover or a best-of choice.  Each benchmark's generator is seeded from
 its own identity, so a re-render draws the same numbers and a cell's
 interval does not depend on what else the page holds.
@@ -54,6 +56,10 @@ from gilbench.report.numbers import variance
 
 RESAMPLES = 2000
 LEVEL = 0.95
+# "The same" is two one-sided tests, each at the 1 - LEVEL a difference is
+# tested at (Schuirmann 1987; Lakens, "Equivalence Tests", 2017): the
+# central 1 - 2 x (1 - LEVEL) of the draws inside the margin, 90%.
+EQUIVALENCE_LEVEL = 1.0 - 2.0 * (1.0 - LEVEL)
 MIN_VALUES = 2
 # The smallest difference that matters, unless a finding declares less
 # (gilbench.model.findings): within it both ways, two numbers are "the
@@ -291,15 +297,31 @@ def _drawn_means(generator, mean, spread, widen=1.0):
     return mean * numpy.exp(own + numpy.clip(shifts, -30.0, 30.0))
 
 
+class Interval(tuple):
+    """(low, high): the central LEVEL of a number's draws, what a cell
+    shows and a difference is tested on; ``equivalence``: their central
+    EQUIVALENCE_LEVEL, what "the same" is tested on (None: test the
+    interval itself)."""
+
+    def __new__(cls, ends, equivalence=None):
+        made = tuple.__new__(cls, ends)
+        made.equivalence = equivalence
+        return made
+
+
 def bounds(samples):
-    """The central LEVEL of ``samples``; with infinities among them (a
+    """The central LEVEL of ``samples`` as an Interval, with the central
+    EQUIVALENCE_LEVEL of the same draws; with infinities among them (a
     crossover that never happens) the bounds are samples themselves, not
     interpolated."""
     tail = (1.0 - LEVEL) / 2.0
+    inner = (1.0 - EQUIVALENCE_LEVEL) / 2.0
     data = numpy.asarray(samples, dtype=float)
     method = "linear" if numpy.isfinite(data).all() else "inverted_cdf"
-    low, high = numpy.quantile(data, [tail, 1.0 - tail], method=method)
-    return float(low), float(high)
+    low, low_inner, high_inner, high = numpy.quantile(
+        data, [tail, inner, 1.0 - inner, 1.0 - tail], method=method)
+    return Interval((float(low), float(high)),
+                    (float(low_inner), float(high_inner)))
 
 
 def excludes(interval, reference=1.0):
@@ -310,13 +332,15 @@ def excludes(interval, reference=1.0):
 
 def same_within(interval, margin=MARGIN, reference=1.0):
     """How close to ``reference`` ``interval`` says a number is -- the
-    farther of its ends, as a share of ``reference`` (0.04 for 4%) --
-    where it lies within ``margin`` of it on both sides; else None.  Two
-    one-sided tests (Schuirmann 1987) at the interval's level, each end
-    inside the margin: "the same" is a decision, not a want of one."""
+    farther end of its equivalence interval (the central
+    EQUIVALENCE_LEVEL of its draws, where it carries one), as a share of
+    ``reference`` (0.04 for 4%) -- where that lies within ``margin`` of
+    it on both sides; else None.  Two one-sided tests (Schuirmann 1987),
+    each at the level a difference is tested at, each end inside the
+    margin: "the same" is a decision, not a want of one."""
     if interval is None:
         return None
-    low, high = interval
+    low, high = getattr(interval, "equivalence", None) or interval
     if not (low > 0 and math.isfinite(high)):
         return None
     lowest, highest = reference / (1.0 + margin), reference * (1.0 + margin)
