@@ -18,7 +18,7 @@ Usage (alone on the machine, from the repository's root, with a report
 side in this interpreter and py-spy beside it or in GILBENCH_PY_SPY):
 
     python bench/causes_check.py --python .tox/py311/bin/python \\
-        --python .tox/py313t/bin/python [--runs 3] [--time 20]
+        --python .tox/py313t/bin/python [--runs 3] [--time 60]
 
 It prints each run's row and a tally; it exits 0 either way (a benchmark
 reports; CI does not time it).
@@ -122,7 +122,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", action="append", required=True)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--time", type=float, default=20.0)
+    # timeit's own default (timeitcmd.BUDGET): the user's path.
+    parser.add_argument("--time", type=float, default=60.0)
     parser.add_argument("--module", action="append",
                         help="only these modules (default: every one)")
     args = parser.parse_args()

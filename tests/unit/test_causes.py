@@ -114,3 +114,20 @@ def test_an_answer_failed_by_an_import_that_reenabled_the_gil_names_it():
     assert found.name == causes.GIL_REENABLED
     assert found.text == ("the GIL is on: re-enabled by importing "
                           "legacy_ext, other")
+
+
+def test_a_speedup_short_of_the_ceiling_that_may_yet_reach_it_says_so():
+    """A "does not scale" answer whose speedup reads short of the ceiling
+    but whose interval reaches within the margin of it names no cause,
+    and says why (the main job's 3.15 "scales worst" winner did not)."""
+    from gilbench.report.tables import why
+    unsure = why.short_of_ceiling(0.81, (0.441, 1.44), 1.39, 0.10)
+    assert unsure.name == causes.UNCLEAR
+    assert unsure.text == ("no cause is named: the speedup, 0.81x "
+                           "[0.441-1.44], may yet reach the ceiling's 1.39x "
+                           "(within the 10% margin)")
+    # Within the margin at its point: it may scale; no cause, no excuse.
+    assert why.short_of_ceiling(1.3, (1.1, 1.5), 1.39, 0.10) is None
+    # Short by its whole interval: scaling_cause names the cause.
+    assert why.short_of_ceiling(0.5, (0.4, 0.6), 1.8, 0.10) is None
+    assert why.short_of_ceiling(0.5, None, 1.8, 0.10) is None

@@ -6,7 +6,9 @@ them, the runs' GIL) and names it.
 Findings get a cause where their cell is a speedup or an efficiency over
 a count axis (or a best-of such efficiencies: its winner's) and its
 interval lies below this machine's compute ceiling at the same count by
-more than the finding's margin; ``gilbench timeit`` gets one under its
+more than the finding's margin, and an "unclear" one saying why none is
+named where its point lies short of the ceiling but its interval still
+reaches within the margin of it; ``gilbench timeit`` gets one under its
 verdict.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ from gilbench.model.resultformat import COUNT_AXES, INTERPRETER, WHY_CLASSES
 from gilbench.model.tables import speedup
 from gilbench.report import kinds
 from gilbench.report.kinds.base import margin_of
-from gilbench.report.numbers import causes, intervals
+from gilbench.report.numbers import causes, cells, intervals
 from gilbench.report.numbers.cells import Cell
 
 _SCALING_KINDS = ("speedup", "efficiency")
@@ -92,7 +94,8 @@ def finding_cause(found, declaration, lookup, dims, ceiling, axes, gil):
         return None
     margin = margin_of(declaration)
     found_cause = scaling_cause(lookup, dims, axis, ceiling, axes, gil,
-                                margin)
+                                margin) or unsure_cause(
+        lookup, dims, axis, ceiling, axes, margin)
     if found_cause is None and declaration["cell"]["kind"] == "efficiency" \
             and found.significant and found.value < 1 and found.same is None:
         return causes.Cause(causes.UNCLEAR, "no cause is named: below the "
@@ -126,6 +129,34 @@ def scaling_cause(lookup, dims, axis, ceiling, axes, gil,
                               axes),
         margin=margin, samples=samples(this),
         samples_unavailable=this.why_unavailable))
+
+
+def unsure_cause(lookup, dims, axis, ceiling, axes, margin):
+    """A causes.UNCLEAR Cause saying why none is named where the speedup
+    at ``dims`` lies short of the compute ceiling by more than ``margin``
+    but its interval still reaches within it (more worker processes
+    would tell); else None."""
+    count = dims.get(axis)
+    ceiling_gain = compute_speedup(ceiling, axis, count,
+                                   dims.get(INTERPRETER))
+    measured = speedup_kind(axis, axes, ceiling).measure(lookup, dims)
+    if isinstance(measured, Cell) or ceiling_gain is None or count <= 1:
+        return None
+    return short_of_ceiling(measured[0], measured[1], ceiling_gain, margin)
+
+
+def short_of_ceiling(speedup, interval, ceiling_gain, margin):
+    """:func:`unsure_cause`'s verdict for a ``speedup`` (its point and
+    ``interval``) against the ceiling's ``ceiling_gain``."""
+    if interval is None or speedup * (1 + margin) >= ceiling_gain or \
+            interval[1] * (1 + margin) < ceiling_gain:
+        return None
+    return causes.Cause(causes.UNCLEAR, "no cause is named: the speedup, "
+                        "%.2fx [%s-%s], may yet reach the ceiling's %.2fx "
+                        "(within the %d%% margin)" % (
+                            speedup, cells.significant(interval[0]),
+                            cells.significant(interval[1]), ceiling_gain,
+                            round(margin * 100)))
 
 
 def samples(record):
