@@ -14,7 +14,13 @@ import platform
 import sys
 from itertools import cycle, islice
 
-from gilbench.api import Unavailable, import_extension, record, worker_index
+from gilbench.api import (
+    Unavailable,
+    import_extension,
+    record,
+    record_per_value,
+    worker_index,
+)
 
 CYTHON_MODULE = "gilbench.extensions._lock_cy"
 CYTHON31_MODULE = "gilbench.extensions._lock_cy31"
@@ -141,15 +147,16 @@ class FairnessWindow(object):
 
     ``after_value`` checks the counts add up to the lock's counter, then
     records ``fairness`` (Jain's index of each value's per-thread counts,
-    mean over the run's values) and ``acquisitions_per_thread`` (each
-    thread's acquisitions over the run's values, in thread order).
+    per value: the run keeps their mean over its measured values, not the
+    loop calibration's short windows nor its warmups) and
+    ``acquisitions_per_thread`` (each thread's acquisitions over the
+    run's values, in thread order).
     """
 
     def __init__(self, lock, nthreads, variant):
         self.lock = lock
         self.nthreads = nthreads
         self.variant = variant
-        self.indexes = []
         self.totals = [0] * nthreads
         lock.fair_reset()
 
@@ -167,10 +174,9 @@ class FairnessWindow(object):
         counted = self.lock.counter()
         self.lock.fair_reset()  # before the check: the next value's window
         check_counter(counted, sum(returns))
-        self.indexes.append(jain_index(returns))
         self.totals = [t + r for t, r in zip(self.totals, returns)]
-        record(fairness=sum(self.indexes) / len(self.indexes),
-               acquisitions_per_thread=" ".join(str(t)
+        record_per_value(fairness=jain_index(returns))
+        record(acquisitions_per_thread=" ".join(str(t)
                                                 for t in self.totals))
 
     def close(self):

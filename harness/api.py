@@ -16,7 +16,7 @@ from gilbench.measure.interpreterpool import (
 from gilbench.measure.lifelines import die_with_parent
 from gilbench.measure.metrics import TreeCpuClock, process_cpu_seconds
 from gilbench.measure.pinning import current as pinning
-from gilbench.measure.record import record
+from gilbench.measure.record import record, record_per_value
 from gilbench.measure.team import Team, fork_context
 from gilbench.measure.workerindex import worker_index
 from gilbench.model.axes import Axis, counts, processes, threads
@@ -48,7 +48,8 @@ from gilbench.model.tables import (
 )
 
 __all__ = [
-    "Axis", "CaseSpec", "Unavailable", "record", "pinning", "TreeCpuClock",
+    "Axis", "CaseSpec", "Unavailable", "record", "record_per_value",
+    "pinning", "TreeCpuClock",
     "worker_index", "die_with_parent",
     "THREADS", "PROCESSES", "CUSTOM", "counts", "threads", "processes",
     "table", "value", "ratio", "speedup", "throughput", "crossover",

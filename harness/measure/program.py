@@ -176,6 +176,7 @@ class TimeFunction(object):
         """The run's CPU figures: means over its measured values, which
         are a worker's last ``values`` calls."""
         count = self.runner.args.values
+        record.settle(count)  # the case's record_per_value numbers
         self.utilisations.append(utilisation)
         recent = self.utilisations[-count:]
         record.record_facts(cpu_utilisation=sum(recent) / len(recent))

@@ -62,3 +62,32 @@ def record_facts(**metadata):
 def set_sink(metadata):
     """The harness points record() at the run being measured."""
     _sink[0] = metadata
+
+
+# record_per_value's numbers, by key, one per value in the order measured.
+_per_value = {}
+
+
+def record_per_value(**numbers):
+    """Numbers of the value just measured (Jain's index of its window,
+    say): the run keeps each key's mean over its *measured* values -- not
+    its warmups, nor the loop calibration's values, whose windows are
+    sized by loops of 1, 2, 4... -- as it keeps ``cpu_utilisation``.  A
+    case calls it from the time function (or ``after_value``), once per
+    value.  Keys are checked as :func:`record`'s; values must be int or
+    float."""
+    for key, value in numbers.items():
+        if isinstance(value, bool) or not isinstance(value, _NUMBERS):
+            raise UsageError("record_per_value(%s=%r): values must be int "
+                             "or float" % (key, value))
+        record(**{key: value})  # checks the key; settle() writes the mean
+        _per_value.setdefault(key, []).append(float(value))
+
+
+def settle(count):
+    """Write each per-value key's mean over the last ``count`` values (a
+    run's measured values) into the run being measured."""
+    for key, found in _per_value.items():
+        recent = found[-count:]
+        if recent:
+            record_facts(**{key: sum(recent) / len(recent)})
