@@ -188,3 +188,30 @@ def test_a_bounded_index_keeps_its_interval_within_its_bounds():
     plain = dict(spec)
     del plain["bounds"]
     assert intervals.bounds(recorded_draws(plain, fair))[1] > 1.5
+
+
+def test_a_bounded_index_of_two_runs_borrows_its_peers_spread():
+    """Two runs give a logit's spread one degree of freedom, and t at one
+    reaches across the whole range; the family's other fairness cells at
+    the same threads (limma's prior, as the means get) give it several,
+    and the interval stays within its bounds."""
+    from gilbench.report.data.lookup import Lookup
+    from gilbench.report.kinds.recorded import recorded_draws
+    spec = {"kind": "recorded", "key": "fairness", "unit": "",
+            "bounds": ["1/threads", 1]}
+
+    def fair(name, runs, threads=2):
+        return Record(name, {"family": "lock", INTERPRETER: "CPython 3.13t",
+                             "threads": threads, "kind": name},
+                      mean=1e-3, values=(1e-3,) * len(runs),
+                      run_values=((1e-3,),) * len(runs), concurrency=threads,
+                      recorded_runs={"fairness": runs})
+    this = fair("a", (0.96, 0.99))
+    peers = [this, fair("b", (0.97, 0.995)), fair("c", (0.95, 0.985)),
+             fair("d", (0.98, 0.99)), fair("e", (0.965, 0.99)),
+             fair("one", (0.5, 0.9), threads=1)]  # not a peer: 1 thread
+    alone = intervals.bounds(recorded_draws(spec, this))
+    moderated = intervals.bounds(recorded_draws(spec, this, Lookup(peers)))
+    assert 0.5 <= alone[0] < 0.8  # t at 1 df: most of [0.5, 1]
+    assert 0.8 < moderated[0] < 0.96 and moderated[1] <= 1.0
+    assert moderated[0] - alone[0] > 0.1

@@ -40,15 +40,16 @@ class Best(Judged):
             if record is None:
                 reasons.append(reason)
                 continue
-            metric = self._metric(record)
+            metric = self._metric(record, lookup)
             if metric is None:
                 reasons.append("n/a: not recorded")
                 continue
             found.append((value, record) + metric)
         return found, reasons or [NOT_RUN]
 
-    def _metric(self, record):
-        """(number, its resamples or None) of the ``of`` cell."""
+    def _metric(self, record, lookup=None):
+        """(number, its resamples or None) of the ``of`` cell; ``lookup``:
+        the records beside it (a bounded index's peers)."""
         of = self.spec["of"]
         means = intervals.SHARED.means(record)
         if of["kind"] == "throughput":
@@ -58,7 +59,7 @@ class Best(Judged):
             number = record.recorded.get(of["key"])
             if number is None:
                 return None
-            return number, recorded_draws(of, record)
+            return number, recorded_draws(of, record, lookup)
         ops = record.ops_per_loop if of["per_op"] else 1
         return (record.mean / ops, None if means is None else means / ops)
 

@@ -1,9 +1,12 @@
 """``recorded``: a number the case recorded per run."""
 from __future__ import annotations
 
+import numpy
+
+from gilbench.model.resultformat import INTERPRETER
 from gilbench.report.data.records import Cell
 from gilbench.report.kinds.base import Kind, interval_text
-from gilbench.report.numbers import cells, intervals
+from gilbench.report.numbers import cells, intervals, variance
 from gilbench.report.numbers.cells import spaced
 
 
@@ -24,15 +27,66 @@ def bounds_of(spec, record):
     return tuple(found)
 
 
-def recorded_draws(spec, record):
+def recorded_draws(spec, record, lookup=None):
     """The drawn means of ``spec``'s key over ``record``'s runs: a
-    bounded index's within its bounds (intervals.bounded), else as any
+    bounded index's within its bounds (intervals.bounded, its spread
+    moderated by its peers' in ``lookup``: logit_spread), else as any
     mean (intervals.Resampler.means); None with too few runs."""
     runs = record.recorded_runs.get(spec["key"], ())
     found = bounds_of(spec, record)
     if found is not None:
-        return intervals.bounded(record, runs, *found)
+        return intervals.bounded(record, runs, *found, spread=logit_spread(
+            spec, record, lookup))
     return intervals.SHARED.means(record, runs)
+
+
+def logits(spec, record):
+    """The logits of where ``record``'s runs of ``spec``'s bounded key lie
+    between its bounds (intervals.logits), or None."""
+    found = bounds_of(spec, record)
+    runs = record.recorded_runs.get(spec["key"], ())
+    if found is None or len(runs) < intervals.MIN_VALUES:
+        return None
+    return intervals.logits(runs, *found)
+
+
+def logit_spread(spec, record, lookup):
+    """(variance, degrees of freedom) of one run's logit of ``record``'s
+    bounded index, moderated as the means' variances are (variance.
+    moderation_prior: Smyth 2004) by its peers in ``lookup``: the same
+    family's records of the key at the same concurrency on the same
+    interpreter.  Two runs give a variance one degree of freedom; a
+    family's eight fairness cells give their prior several.  None (the
+    record's own alone) without three peers that vary."""
+    if lookup is None:
+        return None
+    mine = logits(spec, record)
+    if mine is None:
+        return None
+    peers = (record.dims.get("family"), record.dims.get(INTERPRETER),
+             record.concurrency, spec["key"], tuple(spec["bounds"]))
+    prior = _PRIORS.get((id(lookup),) + peers)
+    if prior is None:
+        variances, dfs = [], []
+        for other in lookup.records:
+            if (other.dims.get("family"), other.dims.get(INTERPRETER),
+                    other.concurrency) != peers[:3]:
+                continue
+            found = logits(spec, other)
+            if found is not None and numpy.var(found, ddof=1) > 0:
+                variances.append(float(numpy.var(found, ddof=1)))
+                dfs.append(len(found) - 1)
+        prior = _PRIORS[(id(lookup),) + peers] = (
+            variance.moderation_prior(variances, dfs) or ())
+    if not prior:
+        return None
+    own = float(numpy.var(mine, ddof=1))
+    return variance.moderated(own, len(mine) - 1, prior)[:2]
+
+
+# logit_spread's priors, by lookup and peers: a page asks for each of a
+# family's cells, and best-ofs again.
+_PRIORS = {}
 
 
 class Recorded(Kind):
@@ -46,7 +100,7 @@ class Recorded(Kind):
         number = record.recorded.get(key)
         if number is None:
             return cells.missing("n/a: not recorded")
-        means = recorded_draws(self.spec, record)
+        means = recorded_draws(self.spec, record, lookup)
         interval = None if means is None else intervals.bounds(means)
         text = spaced(cells.si(number) + (" " + unit if unit else ""),
                        interval_text(interval, cells.si))

@@ -117,27 +117,36 @@ class Resampler:
         return found
 
 
-def bounded(record, samples, low, high):
+def bounded(record, samples, low, high, spread=None):
     """RESAMPLES draws of the mean of ``samples`` (one number per run of
     ``record``), a bounded index within [low, high]: drawn on the logit of
     where it lies between them -- the mean of the runs' logits plus
-    Student's t with runs - 1 degrees of freedom times their standard
-    error -- and mapped back, so every draw lies within the bounds.
-    Runs at a bound count as within BOUND_EDGE of it.  None with fewer
-    than MIN_VALUES runs."""
+    Student's t times their standard error -- and mapped back, so every
+    draw lies within the bounds.  ``spread``: (variance of one run's
+    logit, its degrees of freedom), moderated by the record's peers
+    (recorded.logit_spread); else the runs' own, with runs - 1.  Runs at
+    a bound count as within BOUND_EDGE of it.  None with fewer than
+    MIN_VALUES runs."""
     data = numpy.asarray(samples, dtype=float)
     if len(data) < MIN_VALUES or not high > low:
         return None
     from scipy import special
-    share = numpy.clip((data - low) / (high - low), BOUND_EDGE,
-                       1.0 - BOUND_EDGE)
-    logits = special.logit(share)
+    found = logits(data, low, high)
     seed = zlib.crc32(repr((record.name, record.dims.get(INTERPRETER),
                             tuple(data))).encode())
-    spread = float(numpy.std(logits, ddof=1)) / math.sqrt(len(data))
-    drawn = numpy.mean(logits) + spread * t_draws(
-        numpy.random.default_rng(seed), len(data) - 1)
+    one, df = spread or (float(numpy.var(found, ddof=1)), len(data) - 1)
+    drawn = numpy.mean(found) + math.sqrt(one / len(data)) * t_draws(
+        numpy.random.default_rng(seed), df)
     return low + (high - low) * special.expit(drawn)
+
+
+def logits(samples, low, high):
+    """The logits of where ``samples`` lie between ``low`` and ``high``,
+    those at a bound counted as within BOUND_EDGE of it."""
+    from scipy import special
+    share = numpy.clip((numpy.asarray(samples, dtype=float) - low)
+                       / (high - low), BOUND_EDGE, 1.0 - BOUND_EDGE)
+    return special.logit(share)
 
 
 @functools.lru_cache(maxsize=None)

@@ -476,6 +476,12 @@ def _trigamma_inverse(y):
                            1e-8, 1e8)
 
 
+def moderated(variance, df, prior):
+    """(variance, df, pooled) of an estimate with ``df`` degrees of
+    freedom under a family's ``prior`` (moderation_prior's)."""
+    return _moderated(variance, df, prior, False)
+
+
 def _moderated(variance, df, prior, alone):
     """(variance, df, pooled) of one benchmark, or None where it has
     neither its own (one process) nor a prior; ``alone``: it keeps its
