@@ -60,11 +60,14 @@ def record_facts(**metadata):
 
 
 def set_sink(metadata):
-    """The harness points record() at the run being measured."""
+    """The harness points record() at the run being measured (and starts
+    its record_per_value numbers afresh)."""
     _sink[0] = metadata
+    _per_value.clear()
 
 
-# record_per_value's numbers, by key, one per value in the order measured.
+# record_per_value's numbers of the run being measured, by key, one per
+# value in the order measured.
 _per_value = {}
 
 

@@ -65,7 +65,10 @@ def logit_spread(spec, record, lookup):
         return None
     peers = (record.dims.get("family"), record.dims.get(INTERPRETER),
              record.concurrency, spec["key"], tuple(spec["bounds"]))
-    prior = _PRIORS.get((id(lookup),) + peers)
+    kept = _PRIORS.get((id(lookup),) + peers)
+    # The lookup is kept with its prior: another at a freed one's address
+    # must not find it.
+    prior = kept[1] if kept is not None and kept[0] is lookup else None
     if prior is None:
         variances, dfs = [], []
         for other in lookup.records:
@@ -76,16 +79,16 @@ def logit_spread(spec, record, lookup):
             if found is not None and numpy.var(found, ddof=1) > 0:
                 variances.append(float(numpy.var(found, ddof=1)))
                 dfs.append(len(found) - 1)
-        prior = _PRIORS[(id(lookup),) + peers] = (
-            variance.moderation_prior(variances, dfs) or ())
+        prior = variance.moderation_prior(variances, dfs) or ()
+        _PRIORS[(id(lookup),) + peers] = (lookup, prior)
     if not prior:
         return None
     own = float(numpy.var(mine, ddof=1))
     return variance.moderated(own, len(mine) - 1, prior)[:2]
 
 
-# logit_spread's priors, by lookup and peers: a page asks for each of a
-# family's cells, and best-ofs again.
+# logit_spread's (lookup, prior), by the lookup's id and the peers: a page
+# asks for each of a family's cells, and best-ofs again.
 _PRIORS = {}
 
 
