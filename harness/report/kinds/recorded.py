@@ -1,6 +1,8 @@
 """``recorded``: a number the case recorded per run."""
 from __future__ import annotations
 
+import weakref
+
 import numpy
 
 from gilbench.model.resultformat import INTERPRETER
@@ -65,10 +67,8 @@ def logit_spread(spec, record, lookup):
         return None
     peers = (record.dims.get("family"), record.dims.get(INTERPRETER),
              record.concurrency, spec["key"], tuple(spec["bounds"]))
-    kept = _PRIORS.get((id(lookup),) + peers)
-    # The lookup is kept with its prior: another at a freed one's address
-    # must not find it.
-    prior = kept[1] if kept is not None and kept[0] is lookup else None
+    kept = _PRIORS.setdefault(lookup, {})
+    prior = kept.get(peers)
     if prior is None:
         variances, dfs = [], []
         for other in lookup.records:
@@ -76,20 +76,21 @@ def logit_spread(spec, record, lookup):
                     other.concurrency) != peers[:3]:
                 continue
             found = logits(spec, other)
-            if found is not None and numpy.var(found, ddof=1) > 0:
-                variances.append(float(numpy.var(found, ddof=1)))
+            spread = 0.0 if found is None else float(numpy.var(found, ddof=1))
+            if spread > 0:
+                variances.append(spread)
                 dfs.append(len(found) - 1)
-        prior = variance.moderation_prior(variances, dfs) or ()
-        _PRIORS[(id(lookup),) + peers] = (lookup, prior)
+        prior = kept[peers] = (variance.moderation_prior(variances, dfs)
+                               or ())
     if not prior:
         return None
     own = float(numpy.var(mine, ddof=1))
     return variance.moderated(own, len(mine) - 1, prior)[:2]
 
 
-# logit_spread's (lookup, prior), by the lookup's id and the peers: a page
-# asks for each of a family's cells, and best-ofs again.
-_PRIORS = {}
+# logit_spread's priors, by lookup (held weakly) and peers: a page asks for
+# each of a family's cells, and best-ofs again.
+_PRIORS = weakref.WeakKeyDictionary()
 
 
 class Recorded(Kind):

@@ -112,14 +112,11 @@ def scaling_cause(lookup, dims, axis, ceiling, axes, gil,
     end below the ceiling's speedup / (1 + margin)), or None where it
     does not (or either was not measured).  ``sharing``: shared/own time
     there."""
-    count = dims.get(axis)
-    ceiling_gain = compute_speedup(ceiling, axis, count,
-                                   dims.get(INTERPRETER))
-    kind = speedup_kind(axis, axes, ceiling)
-    measured = kind.measure(lookup, dims)
-    if isinstance(measured, Cell) or ceiling_gain is None or count <= 1:
+    found = against_ceiling(lookup, dims, axis, ceiling, axes)
+    if found is None:
         return None
-    _, interval, this, base = measured
+    kind, (_, interval, this, base), ceiling_gain = found
+    count = dims[axis]
     if interval is None or interval[1] * (1 + margin) >= ceiling_gain:
         return None  # within the margin's reach of it: no cause to name
     return causes.diagnose(causes.Signals(
@@ -136,13 +133,25 @@ def unsure_cause(lookup, dims, axis, ceiling, axes, margin):
     at ``dims`` lies short of the compute ceiling by more than ``margin``
     but its interval still reaches within it (more worker processes
     would tell); else None."""
+    found = against_ceiling(lookup, dims, axis, ceiling, axes)
+    if found is None:
+        return None
+    _, measured, ceiling_gain = found
+    return short_of_ceiling(measured[0], measured[1], ceiling_gain, margin)
+
+
+def against_ceiling(lookup, dims, axis, ceiling, axes):
+    """(the speedup kind, its measure at ``dims``: (speedup, interval,
+    this, base), the compute ceiling's speedup there), or None where
+    either was not measured or the count is the baseline's."""
     count = dims.get(axis)
     ceiling_gain = compute_speedup(ceiling, axis, count,
                                    dims.get(INTERPRETER))
-    measured = speedup_kind(axis, axes, ceiling).measure(lookup, dims)
+    kind = speedup_kind(axis, axes, ceiling)
+    measured = kind.measure(lookup, dims)
     if isinstance(measured, Cell) or ceiling_gain is None or count <= 1:
         return None
-    return short_of_ceiling(measured[0], measured[1], ceiling_gain, margin)
+    return kind, measured, ceiling_gain
 
 
 def short_of_ceiling(speedup, interval, ceiling_gain, margin):
