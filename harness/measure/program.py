@@ -26,6 +26,7 @@ import pyperf
 
 from gilbench.errors import UsageError
 from gilbench.measure import (
+    duet,
     foreign,
     forkedworkers,
     gilguard,
@@ -60,14 +61,27 @@ class HarnessRunner(pyperfinternals.Runner):
     set_up_facts = {}  # what a set-up before this worker's task recorded
     first_runs = ()  # the calibration fork's, when it measured on
 
+    partner = None  # the benchmark a duet measures beside (duet)
+
     def run_worker(self, task):
         record.set_sink(task.metadata)
-        record.record_facts(worker_start=self.worker_start,
-                            **dict(self.set_up_facts, **layout.facts()))
+        facts = dict(self.set_up_facts, worker_start=self.worker_start,
+                     **layout.facts())
+        record.record_facts(**facts)
+        if self.partner is not None:
+            record.record_facts(**{resultformat.PARTNER_KEY:
+                                   self.partner.name})
+            self.time_function.record_facts(**facts)
         if self.args.why and self.time_function is not None:
             # Before the timed values, which stay unsampled.
             self.time_function.sample_why(self.args.loops)
         pyperfinternals.Runner.run_worker(self, task)
+        if self.partner is not None:
+            function = self.time_function
+            function.write(self.args.partner_output,
+                           len(function.walls) - self.args.values,
+                           dict(self.partner.metadata(), unit="second",
+                                name=self.partner.name), task.name)
         # The run is in the master's pipe now.  Exit at once: a thread or
         # process the case leaked must not keep this worker (and so the
         # benchmark) alive until the timeout.
@@ -105,6 +119,11 @@ def add_harness_options(cmd, args):
         cmd.append("--scaled-calibration")
     if getattr(args, "why", False):
         cmd.append("--why")
+    if getattr(args, "partner_case", None):
+        cmd.extend(["--partner-case", args.partner_case,
+                    "--partner-params", args.partner_params,
+                    "--partner-loops", str(args.partner_loops),
+                    "--partner-output", args.partner_output])
 
 
 def make_runner(runner_class=HarnessRunner):
@@ -136,6 +155,14 @@ def make_runner(runner_class=HarnessRunner):
     parser.add_argument("--why", action="store_true",
                         help="sample where the threads wait during extra "
                         "values before the timed ones (whysampler)")
+    parser.add_argument("--partner-case",
+                        help="a benchmark measured beside this one in each "
+                        "worker, value by value (gilbench.measure.duet)")
+    parser.add_argument("--partner-params", help="its axis values, as JSON")
+    parser.add_argument("--partner-loops", type=int,
+                        help="its loops per value")
+    parser.add_argument("--partner-output",
+                        help="the pyperf file its run is written to")
     return runner
 
 
@@ -238,9 +265,11 @@ def refuse(status_path, reason):
     os._exit(EXIT_REFUSED)  # not SystemExit: pyperf must not catch it
 
 
-def load_benchmark(args):
-    spec, declared = registry.find_spec(args.module, args.bench_case)
-    params = registry.decode_params(spec, args.bench_params)
+def load_benchmark(args, case=None, params=None):
+    """The benchmark ``args`` name (or ``case`` with ``params``)."""
+    spec, declared = registry.find_spec(args.module,
+                                        case or args.bench_case)
+    params = registry.decode_params(spec, params or args.bench_params)
     return registry.Benchmark(spec, params, declared)
 
 
@@ -250,12 +279,26 @@ def main(argv, runner_class=HarnessRunner):
     runner = make_runner(runner_class)
     args = runner.parse_args(argv)
     bench = load_benchmark(args)
-    if bench.spec.before_fork is not None and not args.worker:
-        try:
-            bench.spec.before_fork(dict(bench.params))
-        except registry.Unavailable as exc:
-            refuse(args.status, "n/a: %s" % (exc,))
+    partner = None
+    if args.partner_case:
+        if not (args.loops and args.partner_loops and args.partner_output):
+            raise UsageError("a partner needs --loops, --partner-loops and "
+                             "--partner-output")
+        partner = load_benchmark(args, args.partner_case,
+                                 args.partner_params)
+    for each in (bench, partner):
+        if each is not None and each.spec.before_fork is not None \
+                and not args.worker:
+            try:
+                each.spec.before_fork(dict(each.params))
+            except registry.Unavailable as exc:
+                refuse(args.status, "n/a: %s" % (exc,))
     runner.time_function = TimeFunction(runner, bench)
+    if partner is not None:
+        runner.partner = partner
+        runner.time_function = duet.Duet(
+            runner.time_function, TimeFunction(runner, partner),
+            args.partner_loops)
     calibration = None
     if loopcalibration.wanted(args):
         metadata = dict(bench.metadata(), name=bench.name)
@@ -303,7 +346,8 @@ _RESERVED = ("output", "append", "worker", "worker_task", "pipe",
              "calibrate_loops", "recalibrate_loops", "calibrate_warmups",
              "recalibrate_warmups", "compare_to")
 _OWN = ("bench_case", "bench_params", "status", "module", "pin_threads",
-        "fresh_workers", "scaled_calibration", "why")
+        "fresh_workers", "scaled_calibration", "why", "partner_case",
+        "partner_params", "partner_loops", "partner_output")
 
 
 def check_pyperf_options(options):

@@ -30,7 +30,8 @@ RESERVED = frozenset([
     "cpu_utilisation", "cpus_usable", "cpu_affinity_effective", "python_gil",
     "py_gil_disabled_build", "worker_start", "worker_heap_objects",
     "worker_reimported", "foreign_cpu",
-    resultformat.RUN_KEY, resultformat.PROBE_KEY, resultformat.EXTENDED_KEY]
+    resultformat.RUN_KEY, resultformat.PROBE_KEY, resultformat.EXTENDED_KEY,
+    resultformat.PARTNER_KEY]
     + list(resultformat.BUILD_KEYS) + list(resultformat.WHY_KEYS))
 
 
@@ -69,6 +70,17 @@ def set_sink(metadata):
 # record_per_value's numbers of the run being measured, by key, one per
 # value in the order measured.
 _per_value = {}
+
+
+def swap(state):
+    """Point record() at ``state`` -- (metadata, record_per_value numbers)
+    of another run measured in this process: a duet's partner
+    (gilbench.measure.duet) -- and return the state it replaces."""
+    replaced = (_sink[0], dict(_per_value))
+    _sink[0] = state[0]
+    _per_value.clear()
+    _per_value.update(state[1])
+    return replaced
 
 
 def record_per_value(**numbers):

@@ -158,6 +158,9 @@ ROUND_KEY = "gilbench_round"
 # process of each benchmark of the block, in a random order, so what the
 # machine did then is in all of them.  "<run token>.<block>", a string.
 BLOCK_KEY = "gilbench_block"
+# The benchmark a run was measured beside in one worker process, value by
+# value (gilbench.measure.duet): the i-th values of both are neighbours.
+PARTNER_KEY = "gilbench_partner"
 # The machine's state while a run's values were measured: its probe loop's
 # ns per iteration (gilbench.measure.probe), a float.
 PROBE_KEY = "machine_probe_ns"

@@ -12,7 +12,10 @@ one after another share more of its state and of the machine's than
 programs a shuffle puts apart (docs/reading.rst, "Intervals", has the
 figures).  Each round (gilbench.runner.rounds) measures what it chose in
 blocks of partners -- the benchmarks undecided answers read together --
-back to back, in a fresh random order.  Each run says its block in
+back to back, in a fresh random order; two partners of one family go
+into one worker process as a *duet* (gilbench.measure.duet), their
+values alternating, a block of their own (``run --apart``: each its own
+process, as before duets).  Each run says its block in
 ``gilbench_block`` (resultformat.BLOCK_KEY): the run's token and the
 block's label, so two runs' blocks never share a name.  The report takes
 each block's shift out and draws it shared

@@ -25,18 +25,41 @@ from gilbench.model import registry, revisions
 from gilbench.signals import signal_name
 
 
+class Partner(object):
+    """A benchmark measured beside the program's own in each of its
+    workers (gilbench.measure.duet), at ``loops``, its run written to
+    ``output``."""
+
+    def __init__(self, bench, loops, output):
+        self.bench = bench
+        self.loops = loops
+        self.output = output
+
+
 def command(bench, sizing, args, pyperf_options, output, status,
-            why=False):
+            why=False, partner=None):
     """The benchmark program's arguments (after ``python -m gilbench
     bench``): ``sizing`` (a gilbench.model.design.Sizing) and pyperf's
-    other options; ``why``: it samples where its threads wait."""
+    other options; ``why``: it samples where its threads wait;
+    ``partner``: a Partner, or None."""
     cmd = ["--output", output]
+    modules = [bench.spec.module_name]
+    told = {}
+    if partner is not None:
+        if partner.bench.spec.module_name not in modules:
+            modules.append(partner.bench.spec.module_name)
+        told = dict(partner_case=partner.bench.spec.base_name,
+                    partner_params=registry.encode_params(
+                        partner.bench.params),
+                    partner_loops=partner.loops,
+                    partner_output=partner.output)
     program.add_harness_options(cmd, argparse.Namespace(
         bench_case=bench.spec.base_name,
         bench_params=registry.encode_params(bench.params), status=status,
-        module=[bench.spec.module_name], pin_threads=args.pin_threads,
+        module=modules, pin_threads=args.pin_threads,
         fresh_workers=args.fresh_workers,
-        scaled_calibration=sizing.scaled and sizing.loops is None, why=why))
+        scaled_calibration=sizing.scaled and sizing.loops is None, why=why,
+        **told))
     # pyperf gives its workers a filtered environment; GILBENCH_* settings
     # (e.g. GILBENCH_START_METHOD, timeit's statement) must reach them,
     # beside what the user's --inherit-environ names.
@@ -205,17 +228,19 @@ def _status_reason(path):
 
 
 def run_one(bench, sizing, args, pyperf_options, journal, index, echo=True,
-            attempt="", why=False):
+            attempt="", why=False, partner=None):
     """Run benchmark ``index``'s pyperf program, sized by ``sizing``, into
     the journal's work files (their names start with ``attempt``: a
     later measurement keeps the earlier's); return its failure reason, or
     None when it has values.  ``why``: the program samples where its
-    threads wait (--why), as a benchmark's first program does."""
+    threads wait (--why), as a benchmark's first program does;
+    ``partner``: a Partner its workers measure beside it."""
     output = journal.work_file(index, attempt + "pyperf.json")
     stderr_path = journal.work_file(index, attempt + "stderr")
     status = journal.work_file(index, attempt + "status")
     # stdout too: pyperf's workers say what went wrong ("ERROR: ...") there.
-    argv = command(bench, sizing, args, pyperf_options, output, status, why)
+    argv = command(bench, sizing, args, pyperf_options, output, status, why,
+                   partner)
     revision = revisions.path_of(bench.params)
     # A revision's program starts afresh: the runner imported another.
     code = call([sys.executable] + program.PROGRAM_ARGS + argv, args.timeout,
@@ -237,4 +262,6 @@ def run_one(bench, sizing, args, pyperf_options, journal, index, echo=True,
         return "hung: killed after %g s" % args.timeout
     if code != 0 or not os.path.exists(output):
         return failure_reason(code, stderr_path)
+    if partner is not None and not os.path.exists(partner.output):
+        return "failed: no run of its partner %s" % partner.bench.name
     return None

@@ -27,6 +27,7 @@ from __future__ import print_function
 import time
 
 from gilbench.model import design as designs
+from gilbench.model import revisions
 from gilbench.model.resultformat import BUSY_SHARE
 from gilbench.runner import blocks, judging, remeasure
 
@@ -138,12 +139,12 @@ def spend(store, design, deadline, judge=None, say=None):
 def _spend(store, design, deadline, judge, say):
     outcome = Outcome()
     number = store.rounds_done()
-    steps, limited, needed, partners = [], [], {}, []
+    steps, limited, needed, answers = [], [], {}, []
     while True:
         # No judgement is worth its seconds once the budget is spent; the
         # last one still says which benchmarks stopped for the budget.
         if time.time() < deadline:
-            needed, partners = _judged(store, judge, outcome)
+            needed, answers = _judged(store, judge, outcome)
         steps, limited = _wanted(store, design, needed, outcome.failed)
         if not steps:
             outcome.ended = "every answer narrow or decided"
@@ -160,7 +161,7 @@ def _spend(store, design, deadline, judge, say):
         chosen = [step for step in chosen if step.tier == first]
         number += 1
         measured, read_busy = _round(store, chosen, number, needed,
-                                     partners, deadline, outcome, say)
+                                     answers, deadline, outcome, say)
         outcome.rounds += 1
         store.round_done(number)
         if measured and read_busy * 2 > measured:
@@ -179,7 +180,7 @@ def _spend(store, design, deadline, judge, say):
 
 def _judged(store, judge, outcome):
     """({name: OPEN or UNSURE} of the benchmarks an undecided finding
-    reads, [sets of names measured side by side]), from the judge."""
+    reads, [the names each undecided answer reads]), from the judge."""
     if judge is None:
         return {}, []
     outcome.judged = True
@@ -190,48 +191,140 @@ def _judged(store, judge, outcome):
     outcome.undecided, outcome.cannot = verdict.undecided, verdict.cannot
     needed = dict((name, UNSURE) for name in verdict.unsure)
     needed.update((name, OPEN) for name in verdict.open)
-    return needed, blocks.partner_groups(verdict.answers)
+    return needed, verdict.answers
 
 
-def _round(store, chosen, number, needed, partners, deadline, outcome,
+def _round(store, chosen, number, needed, answers, deadline, outcome,
            say):
     """Measure ``chosen`` in blocks (gilbench.runner.blocks): the j-th
-    block of each group of ``partners`` (sets of names; a benchmark in
-    none is a group of its own) holds one worker process of each of its
-    steps adding j or more, back to back in a fresh random order, the
-    groups too in a random order; (measured, of them busy)."""
-    measured = read_busy = 0
+    block of each group of partners (the names undecided ``answers``
+    read together, blocks.partner_groups; a benchmark in none is a group
+    of its own) holds one worker process of each of its steps adding j or
+    more, back to back in a fresh random order, the groups too in a
+    random order -- two of a group at a time as a duet
+    (gilbench.measure.duet), a block of its own, where they can;
+    (measured, of them busy)."""
+    tally = _Tally()
     if say:
         say("round %d: up to %d more worker processes for %d benchmarks "
             "(about %.0f s; %.0f s left)" % (
                 number, sum(step.add for step in chosen), len(chosen),
                 sum(step.cost for step in chosen), deadline - time.time()))
     looked = set()  # the benchmarks this round counted a look for
-    group = _grouping(store, chosen, partners)
+    group = _grouping(store, chosen, blocks.partner_groups(answers))
+    apart = not store.duets
     for j in range(max(step.add for step in chosen)):
-        for step in blocks.grouped([s for s in chosen if s.add > j],
-                                   lambda s: group[s.index]):
-            block = blocks.named(store.token, "r%d.%d.%d" % (
-                number, j + 1, group[step.index]))
-            if time.time() + step.cost / step.add > deadline:
+        order = blocks.grouped([s for s in chosen if s.add > j],
+                               lambda s: group[s.index])
+        for k, unit in enumerate(_units(store, order, group, answers,
+                                        apart)):
+            label = "r%d.%d.%d" % (number, j + 1, group[unit[0].index])
+            if time.time() + sum(s.cost / s.add for s in unit) > deadline:
                 continue
-            runs, why = store.measure(step.index, 1, step.values,
-                                      "r%d.%d." % (number, j + 1))
-            if why is not None:
-                outcome.failed[step.index] = why
-                continue
-            measured += 1
-            if busy(runs):
-                read_busy += 1
-                outcome.discarded += 1
-                continue
-            name = store.benchmarks[step.index].name
-            store.add(step.index, number, decided_by=name in needed,
-                      block=block, look=step.index not in looked)
-            looked.add(step.index)
-            outcome.processes += 1
-            outcome.extended.add(step.index)
-    return measured, read_busy
+            attempt = "r%d.%d." % (number, j + 1)
+            found = None
+            if len(unit) == 2:
+                found, _ = store.measure_duet(unit[0].index, unit[1].index,
+                                              max(s.values for s in unit),
+                                              attempt + "duet.")
+                label += ".d%d" % k
+            if found is None:  # alone, or a duet that failed: apart
+                found = {}
+                for step in unit:
+                    runs, why = store.measure(step.index, 1, step.values,
+                                              attempt)
+                    if why is not None:
+                        outcome.failed[step.index] = why
+                    else:
+                        found[step.index] = runs
+            for index, runs in found.items():
+                block = blocks.named(store.token, label)
+                _keep(store, index, runs, number, needed, block, looked,
+                      outcome, tally)
+    return tally.measured, tally.busy
+
+
+class _Tally(object):
+    def __init__(self):
+        self.measured = self.busy = 0
+
+
+def _keep(store, index, runs, number, needed, block, looked, outcome,
+          tally):
+    """Keep one new worker process of benchmark ``index`` unless it read
+    busy."""
+    tally.measured += 1
+    if busy(runs):
+        tally.busy += 1
+        outcome.discarded += 1
+        return
+    name = store.benchmarks[index].name
+    store.add(index, number, decided_by=name in needed, block=block,
+              look=index not in looked)
+    looked.add(index)
+    outcome.processes += 1
+    outcome.extended.add(index)
+
+
+def _units(store, order, group, answers, apart):
+    """``order`` (steps, each group's together) as what is measured at
+    once: each group's steps two at a time, as duets (_paired) in a random
+    order, the rest alone; each step alone when ``apart``."""
+    units, run = [], []
+    for position, step in enumerate(order):
+        run.append(step)
+        ends = (position + 1 == len(order)
+                or group[order[position + 1].index] != group[step.index])
+        if not ends:
+            continue
+        if apart:
+            units.extend([s] for s in run)
+        else:
+            units.extend(blocks.shuffled(_paired(store, run, answers)))
+        run = []
+    return units
+
+
+def _paired(store, steps, answers):
+    """One group's ``steps`` as units: the two an undecided answer divides
+    (of ``answers``, each the names one reads; the two-name ones first)
+    as a duet, then neighbours in the registry's order of one family and
+    case (a speedup's threads; an efficiency's own and its ceiling's) as
+    duets, each in a random order; the rest alone -- and alone any that
+    cannot join a duet (a revision of its own: gilbench continuous).  A
+    duet of two families would cancel nothing: each family's blocks are
+    fitted apart (gilbench.report.numbers.variance).  Neighbours: the same
+    case module's spec at other axis values."""
+    def bench(step):
+        return store.benchmarks[step.index]
+
+    free = dict((bench(s).name, s) for s in steps
+                if revisions.path_of(bench(s).params) is None)
+    units = []
+    for names in sorted(answers, key=len):
+        pair = [free.get(name) for name in names]
+        if len(pair) == 2 and None not in pair and _may_pair(*map(
+                bench, pair)):
+            units.append(blocks.shuffled(pair))
+            for name in names:
+                del free[name]
+    rest = sorted(free.values(), key=lambda s: s.index)
+    while rest:
+        step = rest.pop(0)
+        mate = next((s for s in rest
+                     if bench(s).spec.base_name == bench(step).spec.base_name),
+                    None)
+        if mate is not None:
+            rest.remove(mate)
+            units.append(blocks.shuffled([step, mate]))
+        else:
+            units.append([step])
+    return units + [[s] for s in steps
+                    if not any(s in unit for unit in units)]
+
+
+def _may_pair(one, other):
+    return one.spec.family == other.spec.family
 
 
 def _grouping(store, chosen, partners):

@@ -59,6 +59,11 @@ def add_run_options(parser, output_help):
                         "interpreter (its own hash seed and address "
                         "layout), not as a fork of its benchmark program; "
                         "slower")
+    parser.add_argument("--apart", action="store_true",
+                        help="measure the partners of an undecided answer "
+                        "in worker processes of their own in the rounds, "
+                        "not two at a time in one worker, value by value "
+                        "(a duet; docs/reading.rst)")
     parser.add_argument("--why", action="store_true",
                         help="sample where the threads wait (py-spy, "
                         "needed on PATH or in GILBENCH_PY_SPY) during "

@@ -68,6 +68,9 @@ class _Store(object):
         self.pyperf_options = pyperf_options
         # What names this invocation's blocks (blocks.named).
         self.token = token or blocks.token()
+        # Whether a round measures two partners in one worker process
+        # (gilbench.measure.duet), not --apart.
+        self.duets = not getattr(args, "apart", False)
         # index: (pyperf file of a measurement, attempt, its seconds)
         self._pending = {}
 
@@ -87,6 +90,33 @@ class _Store(object):
         path = self.work_file(index, attempt + "pyperf.json")
         self._pending[index] = (path, attempt, time.time() - began)
         return _runs_of(path), None
+
+    def measure_duet(self, index, partner, values, attempt):
+        """Measure one worker process of benchmarks ``index`` and
+        ``partner`` as a duet (gilbench.measure.duet): each at its earlier
+        loops, the more warmups of the two, ``values`` each; ({index:
+        runs, partner: runs}, None) or (None, why not).  Each is kept
+        with half the seconds."""
+        mine, theirs = (self.measured()[i][0] for i in (index, partner))
+        sizing = designs.repeat(
+            mine.get_metadata()["loops"],
+            max(len(mine.warmups or ()), len(theirs.warmups or ())), 1,
+            values)
+        paths = dict((i, self.work_file(i, attempt + "pyperf.json"))
+                     for i in (index, partner))
+        began = time.time()
+        reason = child.run_one(
+            self.benchmarks[index], sizing, self.args, self.pyperf_options,
+            self, index, echo=False, attempt=attempt,
+            partner=child.Partner(self.benchmarks[partner],
+                                  theirs.get_metadata()["loops"],
+                                  paths[partner]))
+        if reason is not None:
+            return None, reason
+        seconds = (time.time() - began) / 2.0
+        for i, path in paths.items():
+            self._pending[i] = (path, attempt, seconds)
+        return dict((i, _runs_of(path)) for i, path in paths.items()), None
 
 
 class JournalStore(_Store):

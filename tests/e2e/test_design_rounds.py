@@ -16,6 +16,7 @@ import pytest
 from helpers import FIXTURES, ROOT, assert_one_line_usage_error, run_harness
 
 from gilbench.model import design as designs
+from gilbench.model.resultformat import BLOCK_KEY, PARTNER_KEY
 
 CASES = os.path.join(FIXTURES, "design_cases.py")
 STEADY = "designing.wait.python.python[spread=steady]/t1"
@@ -120,6 +121,18 @@ def test_a_judged_run_asks_the_report_side(tmp_path):
     answer = json.loads(shown.stdout)["findings"][0]["answers"][0]
     assert answer["cost"]["looks"] > 1, answer
     assert answer["cost"]["seconds"] > 0
+    # The answer's two were measured as duets: one worker process each
+    # time, each run naming the other, in a block of their own.
+    blocks = {}
+    for name, (runs, _) in _benchmarks(path).items():
+        for run in runs:
+            meta = run.get_metadata()
+            if PARTNER_KEY in meta:
+                blocks.setdefault(meta[BLOCK_KEY], set()).add(
+                    (name, meta[PARTNER_KEY]))
+    assert blocks, "no duet"
+    assert all(pairs == {(SPLIT, STEADY), (STEADY, SPLIT)}
+               for pairs in blocks.values()), blocks
 
 
 def _wait_for_round(journal, run, timeout=120):

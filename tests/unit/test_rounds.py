@@ -40,6 +40,7 @@ class ModelStore(object):
         self.snapshots = 0
         self.measured_in = []  # (round's attempt prefix, name) in order
         self.token = "test"
+        self.duets = False
         self.processes_asked = []
         self.blocks = {}  # index: the blocks of its added processes
         for index, name in enumerate(models):
@@ -308,3 +309,69 @@ def test_runs_too_short_to_tell_alone_tell_busy_together():
     assert not rounds.busy([run(0.05, 0.1)])  # too short alone
     assert rounds.busy([run(0.05, 0.1), run(0.06, 0.1), run(0.05, 0.1)])
     assert not rounds.busy([run(0.0, 0.1), run(0.01, 0.1), run(0.0, 0.1)])
+
+
+class DuetStore(ModelStore):
+    """A ModelStore whose rounds measure partners as duets; its
+    benchmarks are ``family.case`` specs at ``threads``; a duet of
+    ``fails`` (a name) fails."""
+
+    def __init__(self, models, fails=None):
+        ModelStore.__init__(self, models)
+        self.duets = True
+        self.fails = fails
+        self.duets_asked = []
+        self.benchmarks = [SimpleNamespace(
+            name=name, params={"threads": int(name[-1])},
+            spec=SimpleNamespace(family=name.split(".")[0],
+                                 base_name=name[:-3]))
+            for name in models]
+
+    def measure_duet(self, index, partner, values, attempt):
+        names = [self.benchmarks[i].name for i in (index, partner)]
+        self.duets_asked.append(sorted(names))
+        if self.fails in names:
+            return None, "failed: exit code 1"
+        found = {}
+        for i in (index, partner):
+            found[i], _ = self.measure(i, 1, values, attempt)
+        return found, None
+
+
+def test_partners_an_answer_divides_are_measured_as_duets():
+    store = DuetStore({"gil.a/t1": (1e-6, 0.3, 0.001),
+                       "gil.a/t2": (1e-6, 0.3, 0.001),
+                       "gil.b/t2": (1e-6, 0.3, 0.001),
+                       "ceiling.c/t2": (1e-6, 0.3, 0.001)})
+    names = ["gil.a/t1", "gil.a/t2", "gil.b/t2", "ceiling.c/t2"]
+
+    class Judge(FakeJudge):
+        def __call__(self, path):
+            waiting = self._waiting(self.names)
+            # One answer divides a/t2 by b/t2; another reads all four.
+            return judging.Verdict(waiting, 2, 0, (), [
+                ["gil.a/t2", "gil.b/t2"], names] if waiting else [])
+    rounds.spend(store, designs.Design(), time.time() + 60,
+                 Judge(store, set(names), until=4))
+    # The answer's two first; a/t1 has no partner of its case left, and
+    # a duet of two families would cancel nothing: alone.
+    assert store.duets_asked and all(
+        pair == ["gil.a/t2", "gil.b/t2"] for pair in store.duets_asked)
+    # Each duet is a block of its own, both partners in it; a/t1 and the
+    # ceiling, measured apart, share their group's.
+    duets = [block for block in store.blocks[1] if block.startswith(
+        "test.r1.")]
+    assert len(duets) == 2 and duets == store.blocks[2][:2]
+    assert not set(duets) & set(store.blocks[0] + store.blocks[3])
+    assert _processes(store, "ceiling.c/t2") >= 4
+
+
+def test_a_duet_that_fails_measures_its_partners_apart():
+    store = DuetStore({"gil.a/t1": (1e-6, 0.3, 0.001),
+                       "gil.a/t2": (1e-6, 0.3, 0.001)}, fails="gil.a/t2")
+    judge = FakeJudge(store, {"gil.a/t1", "gil.a/t2"}, until=4)
+    outcome = rounds.spend(store, designs.Design(), time.time() + 60, judge)
+    assert store.duets_asked  # a speedup's two: one case, two threads
+    assert _processes(store, "gil.a/t1") >= 4
+    assert _processes(store, "gil.a/t2") >= 4
+    assert not outcome.failed

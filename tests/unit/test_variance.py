@@ -215,3 +215,67 @@ def test_a_bounded_index_of_two_runs_borrows_its_peers_spread():
     assert 0.5 <= alone[0] < 0.8  # t at 1 df: most of [0.5, 1]
     assert 0.8 < moderated[0] < 0.96 and moderated[1] <= 1.0
     assert moderated[0] - alone[0] > 0.1
+
+
+def duet_family(seed, duets=8, phase=0.1, noise=0.01, apart_noise=0.1,
+                pairs=4, marked=True):
+    """``pairs`` pairs of benchmarks of one family, pair i's second
+    1.05x its first: two first-look processes each in family-wide blocks,
+    where the machine's phases are each process's own (``apart_noise``),
+    then ``duets`` duets per pair, whose values share their phase
+    (``phase``) and keep their own ``noise``; ``marked``: their runs
+    name their partner, as a duet's do."""
+    generator = numpy.random.default_rng(seed)
+    found = []
+    for pair in range(pairs):
+        level = 0.001 * (1 + pair)
+        names = ["p%d.a" % pair, "p%d.b" % pair]
+        phases = generator.normal(0, phase, duets)
+        made = []
+        for side, name in enumerate(names):
+            true = level * (1.05 if side else 1.0)
+            means = ([true * math.exp(generator.normal(0, apart_noise))
+                      for _ in range(2)]
+                     + [true * math.exp(shift + generator.normal(0, noise))
+                        for shift in phases])
+            blocks = (["t.1", "t.2"]
+                      + ["d.%d.%d" % (pair, k) for k in range(duets)])
+            made.append(record(name, means, blocks, values=3))
+        for side, one in enumerate(made):
+            partner = names[1 - side] if marked else None
+            found.append(Record(
+                one.name, one.dims, mean=one.mean, stdev=one.stdev,
+                values=one.values, run_values=one.run_values,
+                run_blocks=one.run_blocks,
+                run_partners=(None, None) + (partner,) * duets))
+    return found
+
+
+def test_a_duets_ratio_draws_from_what_its_pairs_varied_by():
+    """Partners measured in one worker process share the machine's phase
+    value by value: their processes vary by what the pair's ratio did,
+    not by what the machine did between blocks, and the ratio's interval
+    is that narrow -- and holds the true ratio as often as it says."""
+    widths, plain, held = [], [], 0
+    trials = 80
+    for seed in range(trials):
+        members = duet_family(seed)
+        drawn = fitted(members)
+        low, high = intervals.bounds(drawn.means(members[1])
+                                     / drawn.means(members[0]))
+        widths.append(high / low)
+        held += low <= 1.05 <= high
+        unmarked = duet_family(seed, marked=False)
+        drawn = fitted(unmarked)
+        low, high = intervals.bounds(drawn.means(unmarked[1])
+                                     / drawn.means(unmarked[0]))
+        plain.append(high / low)
+    # The pairs' ratio varies by 1.4% per duet, the first look's two
+    # processes' by 14%: unmarked, one variance for all, ~4x as wide.
+    assert numpy.median(numpy.log(widths)) < 0.5 * numpy.median(
+        numpy.log(plain))
+    assert 0.88 * trials <= held <= 0.995 * trials
+    fitted(members)
+    spread = variance.spread_of(members[0])
+    assert spread.duets == (False, False) + (True,) * 8
+    assert spread.duet_variance < spread.variance / 10

@@ -133,6 +133,7 @@ def _measured(path, bench, meta):
         values=values,
         run_values=tuple(tuple(run.values) for run in runs),
         run_blocks=tuple(m.get(fmt.BLOCK_KEY) for m in metadatas),
+        run_partners=tuple(m.get(fmt.PARTNER_KEY) for m in metadatas),
         run_probes=tuple(m.get(fmt.PROBE_KEY) for m in metadatas),
         looks=int(max(per_run.get(fmt.LOOKS_KEY, (1,)))),
         decision_looks=int(max(per_run.get(fmt.DECISION_LOOKS_KEY, (1,)))),

@@ -38,6 +38,9 @@ class Record:
     values: tuple = ()  # pyperf's values, for compare's significance test
     run_values: tuple = ()  # the same values, a tuple per worker process
     run_blocks: tuple = ()  # each worker process's block (None: unknown)
+    # The benchmark each worker process measured beside it, value by value
+    # (a duet, gilbench.measure.duet; None: none).
+    run_partners: tuple = ()
     # Each worker process's machine probe, ns per iteration (None: none;
     # gilbench.measure.probe).
     run_probes: tuple = ()

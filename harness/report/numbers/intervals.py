@@ -287,6 +287,9 @@ def _drawn_means(generator, mean, spread, widen=1.0):
     factor on its own standard deviation (the correction for looks)."""
     own = widen * math.sqrt(spread.mean_variance) * t_draws(generator,
                                                              spread.df)
+    if spread.duets:  # its processes in duets: a variance of their own
+        own = own + widen * math.sqrt(spread.duet_mean_variance) * t_draws(
+            generator, spread.duet_df)
     if not spread.logged:
         return mean + own
     # Both logs clipped where a t (or a shift's scale) from about one

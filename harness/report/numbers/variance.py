@@ -58,6 +58,20 @@ probes lay from the fastest.
 The slope costs its degree of freedom; a family whose probes do not
 move, or a file without probes, keeps its means as measured.
 
+A process that was one of a *duet* (gilbench.measure.duet: two
+benchmarks in one worker process, value by value, their runs naming each
+other, in a block of their own) varies by what its pair's ratio did, not
+by what the machine did between blocks -- a duet's shift takes the
+machine's phase out, which a block of programs seconds apart cannot.  So
+a benchmark's processes fall into two classes, each with its own
+residual variance about its own mean: those apart (as above) and those
+in duets, whose shifts cost one of each pair's two degrees of freedom,
+floored by the scatter of their values' log ratios beside their
+partner's.  Each class is moderated by the family's as above, and the
+benchmark's mean weighs its processes by pyperf's weights over their
+class's variance (inverse-variance weights), so a ratio measured in
+duets leans on them; the draws give each class its own t.
+
 The residual variances are moderated per family *and concurrency*: a
 2-thread benchmark contending for the GIL varies by a factor where a
 1-thread one varies by percents, and one prior for both would lend the
@@ -121,18 +135,38 @@ class Spread:
     pooled: bool = False
     logged: bool = True
     # The log factor that moves the mean to its family's fastest machine
-    # state (the probe's slope; 0: as measured), how far the processes'
-    # probes lay from that state on average (log), and the slope's
-    # standard error, shared by ``slope_key``'s benchmarks (a family's).
+    # state (the probe's slope; 0: as measured) -- and, where some of its
+    # processes were in duets, to their precision-weighted mean -- how far
+    # the processes' probes lay from that state on average (log), and the
+    # slope's standard error, shared by ``slope_key``'s benchmarks (a
+    # family's).
     adjustment: float = 0.0
     lever: float = 0.0
     slope_se: float = 0.0
     slope_key: tuple = ()
+    # A process that was one of a duet's two (gilbench.measure.duet)
+    # varies by what its pair's values did, not by what the machine did
+    # between blocks: ``duets`` says which (empty: none), and they draw
+    # from ``duet_variance`` with ``duet_df``.
+    duet_variance: float = 0.0
+    duet_df: float = math.inf
+    duets: tuple = ()
+
+    def _weights_squared(self, in_duet):
+        marks = self.duets or (False,) * len(self.weights)
+        return sum(w * w for w, d in zip(self.weights, marks)
+                   if d == in_duet)
 
     @property
     def mean_variance(self):
-        """The variance of the benchmark's mean (its log)."""
-        return self.variance * sum(w * w for w in self.weights)
+        """The variance of the benchmark's mean (its log) from its
+        processes apart from duets."""
+        return self.variance * self._weights_squared(False)
+
+    @property
+    def duet_mean_variance(self):
+        """... and from its processes in duets."""
+        return self.duet_variance * self._weights_squared(True)
 
 
 def identity(record):
@@ -190,13 +224,20 @@ def scatter(groups):
     """The variance of a process's log mean that its values' own scatter
     gives (their pooled variance within processes over the values a
     process has): a floor for processes whose means agree by chance."""
-    within = [numpy.log(numpy.asarray(g, dtype=float)) for g in groups
-              if len(g) >= 2]
+    return scatter_of([numpy.log(numpy.asarray(g, dtype=float))
+                       for g in groups if len(g) >= 2])
+
+
+def scatter_of(within):
+    """The pooled variance of ``within`` (arrays, each a process's logged
+    values, two or more) over the values a process has on average: the
+    variance of a process's mean that their scatter gives (0 from
+    none)."""
     if not within:
         return 0.0
     pooled = (sum(float(numpy.var(g, ddof=1)) * (len(g) - 1) for g in within)
               / sum(len(g) - 1 for g in within))
-    return pooled / (sum(len(g) for g in groups) / float(len(groups)))
+    return pooled / (sum(len(g) for g in within) / float(len(within)))
 
 
 def weights(groups):
@@ -253,15 +294,163 @@ def fit_family(key, records, split=lambda record: False):
            for y, bl in zip(ys, blocks)]
     residuals = [y - mu - [shifts.get(b, 0.0) for b in bl]
                  for y, mu, bl in zip(ys, mus, blocks)]
-    free = sum(len(y) - 1 for y in ys)
-    kept = ((free - max(len(shifts) - 1, 0) - slopes) / free if free > 0
-            else 0.0)
-    own = []
-    for record, r in zip(records, residuals):
-        df = (len(r) - 1) * kept
-        own.append((max(float(numpy.sum(r ** 2)) / df, scatter(
-            [g for g in record.run_values if len(g)])) if df > 0 else None,
-            df))
+    duets = _duets(records, blocks, shifts)
+    kept = _kept_apart(blocks, duets, shifts, slopes)
+    beside = _beside(records, blocks)
+    own, own_duet, classes = [], [], []
+    for record, r, in_duet, bl in zip(records, residuals, duets, blocks):
+        groups = [g for g in record.run_values if len(g)]
+        apart, duet = _classes(r, in_duet)
+        classes.append((apart, duet))
+        df = (len(apart) - 1) * kept
+        own.append((max(float(apart @ apart) / df, scatter(
+            [g for g, d in zip(groups, in_duet) if not d]))
+            if df > 0 else None, df))
+        # A duet's shift takes one of its two processes' two df.
+        df = (len(duet) - 1) / 2.0
+        own_duet.append((max(float(duet @ duet) / df, paired_scatter([
+            (groups[k], beside[(id(record), block)])
+            for k, block in enumerate(bl) if in_duet[k]]))
+            if df > 0 else None, df))
+    # Processes of duets differ by the machine's phases, which their pairs
+    # cancel: their record's split (#) says nothing of its spread.
+    apart_split = dict((id(record), split(record) and not in_duet.any())
+                       for record, in_duet in zip(records, duets))
+
+    def split_apart(record):
+        return apart_split[id(record)]
+    moderated = _moderate(records, own, [c[0] for c in classes], split_apart)
+    moderated_duet = _moderate(records, own_duet, [c[1] for c in classes],
+                               split_apart)
+    shift_sd, shift_df = 0.0, 0
+    if len(shifts) >= 2:
+        shift_sd = float(numpy.std(list(shifts.values()), ddof=1))
+        shift_df = len(shifts) - 1
+    found = []
+    for index, (record, bl) in enumerate(zip(records, blocks)):
+        groups = [g for g in record.run_values if len(g)]
+        apart, duet = moderated[index], moderated_duet[index]
+        if apart is None and duet is None:
+            fallback = own_spread(groups)
+            if fallback is None:
+                found.append(None)
+                continue
+            apart = (fallback.variance, fallback.df, False)
+        shared = tuple(b if b in shifts else None for b in bl)
+        in_duet = (tuple(bool(d) for d in duets[index]) if duet is not None
+                   else ())
+        state = dict(states[index])
+        combined = weights(groups)
+        if in_duet:
+            combined, moved = precision_weights(
+                groups, in_duet, apart[0] if apart else 0.0, duet[0])
+            state["adjustment"] = state.get("adjustment", 0.0) + moved
+        found.append(Spread(
+            apart[0] if apart else 0.0, apart[1] if apart else math.inf,
+            combined, shared, key, shift_sd, shift_df,
+            pooled=bool((apart or duet)[2]),
+            duet_variance=duet[0] if duet else 0.0,
+            duet_df=duet[1] if duet else math.inf, duets=in_duet, **state))
+    return found
+
+
+def precision_weights(groups, in_duet, apart, duet):
+    """(each process's weight in the mean, the log factor that moves the
+    mean of all values to that weighted one): pyperf's weights (its
+    values' share) over each process's variance -- ``duet`` where it was
+    in a duet, else ``apart`` -- so a mean leans on the processes that
+    tell it best (inverse-variance weights); pyperf's where either is not
+    positive."""
+    plain = numpy.asarray(weights(groups))
+    marks = numpy.asarray(in_duet, dtype=bool)
+    if duet <= 0 or (apart <= 0 and not marks.all()):
+        return tuple(plain), 0.0
+    spread = numpy.where(marks, duet, apart if apart > 0 else 1.0)
+    combined = plain / spread
+    combined = combined / combined.sum()
+    means = numpy.array([numpy.mean(g) for g in groups], dtype=float)
+    return (tuple(float(w) for w in combined),
+            math.log(float(combined @ means) / float(plain @ means)))
+
+
+def _duets(records, blocks, shifts):
+    """Per record, a bool array: which of its processes were one of a
+    duet's two (gilbench.measure.duet) whose block holds both, in this
+    family, with a shift of its own."""
+    holders = {}
+    for index, bl in enumerate(blocks):
+        for block in bl:
+            holders.setdefault(block, set()).add(index)
+    found = []
+    for record, bl in zip(records, blocks):
+        partners = tuple(record.run_partners or ()) + (None,) * len(bl)
+        found.append(numpy.array([
+            partner is not None and block in shifts
+            and len(holders[block]) == 2
+            for partner, block in zip(partners, bl)], dtype=bool))
+    return found
+
+
+def _beside(records, blocks):
+    """{(id of a record, a block): the values of the other record of that
+    block}, for blocks of two."""
+    holders = {}
+    for record, bl in zip(records, blocks):
+        groups = [g for g in record.run_values if len(g)]
+        for block, group in zip(bl, groups):
+            holders.setdefault(block, []).append((id(record), group))
+    found = {}
+    for block, held in holders.items():
+        if len(held) == 2:
+            for (mine, _), (_, theirs) in (held, held[::-1]):
+                found[(mine, block)] = theirs
+    return found
+
+
+def paired_scatter(pairs):
+    """The floor of a duet's process's variance (half its pair's): the
+    variance its log ratio's mean gets from the scatter of the log ratios
+    of its values, each beside its partner's (``pairs``: (values,
+    partner's values) per process), pooled within processes over the
+    values a process has, halved between the two."""
+    within = []
+    for mine, theirs in pairs:
+        count = min(len(mine), len(theirs))
+        if count >= 2:
+            within.append(numpy.log(numpy.asarray(mine[:count], dtype=float)
+                                    / numpy.asarray(theirs[:count],
+                                                    dtype=float)))
+    return scatter_of(within) / 2.0
+
+
+def _classes(residuals, in_duet):
+    """(the residuals of a record's processes apart, of those in duets):
+    where it has both, each about its own mean -- a process in a duet
+    tells its mean's difference from its partner's, one apart the mean
+    itself, and their means differ by more than their scatter."""
+    apart, duet = residuals[~in_duet], residuals[in_duet]
+    if not in_duet.any():
+        return apart, duet
+    return (apart - apart.mean() if len(apart) else apart,
+            duet - duet.mean())
+
+
+def _kept_apart(blocks, duets, shifts, slopes):
+    """The share of the processes apart from duets' degrees of freedom
+    left once the shifts of their blocks (and the slope) are out; the
+    shifts are centred: one fewer."""
+    free, pairs = 0.0, set()
+    for bl, in_duet in zip(blocks, duets):
+        free += max(len(bl) - in_duet.sum() - 1, 0)
+        pairs.update(b for b, d in zip(bl, in_duet) if d)
+    spent = max(len(shifts) - len(pairs) - 1, 0) + slopes
+    return (free - spent) / free if free > 0 else 0.0
+
+
+def _moderate(records, own, residuals, split):
+    """Each record's (variance, df, pooled) of ``own`` (each its (variance
+    or None, df), from ``residuals``), moderated per concurrency by the
+    family's prior; None where it has neither."""
     sharing, priors = set(), {}
     for concurrency, members in _by_concurrency(records).items():
         shared = _sharing([i for i in members if own[i][0]
@@ -272,27 +461,11 @@ def fit_family(key, records, split=lambda record: False):
                          [own[i] for i in shared])
             or moderation_prior([own[i][0] for i in shared],
                                 [own[i][1] for i in shared]))
-    shift_sd, shift_df = 0.0, 0
-    if len(shifts) >= 2:
-        shift_sd = float(numpy.std(list(shifts.values()), ddof=1))
-        shift_df = len(shifts) - 1
     found = []
-    for index, (record, (variance, df), bl) in enumerate(
-            zip(records, own, blocks)):
-        groups = [g for g in record.run_values if len(g)]
+    for index, (record, (variance, df)) in enumerate(zip(records, own)):
         alone = split(record) or (bool(variance) and index not in sharing)
-        moderated = _moderated(variance, df, priors[record.concurrency],
-                               alone)
-        if moderated is None:
-            fallback = own_spread(groups)
-            if fallback is None:
-                found.append(None)
-                continue
-            moderated = (fallback.variance, fallback.df, False)
-        shared = tuple(b if b in shifts else None for b in bl)
-        found.append(Spread(moderated[0], moderated[1], weights(groups),
-                            shared, key, shift_sd, shift_df,
-                            pooled=moderated[2], **states[index]))
+        found.append(_moderated(variance, df, priors[record.concurrency],
+                                alone))
     return found
 
 
