@@ -288,13 +288,12 @@ def _units(store, order, group, answers, apart):
 def _paired(store, steps, answers):
     """One group's ``steps`` as units: the two an undecided answer divides
     (of ``answers``, each the names one reads; the two-name ones first)
-    as a duet, then neighbours in the registry's order of one family and
-    case (a speedup's threads; an efficiency's own and its ceiling's) as
-    duets, each in a random order; the rest alone -- and alone any that
-    cannot join a duet (a revision of its own: gilbench continuous).  A
-    duet of two families would cancel nothing: each family's blocks are
-    fitted apart (gilbench.report.numbers.variance).  Neighbours: the same
-    case module's spec at other axis values."""
+    as a duet, then two of one case at other axis values (a speedup's
+    threads; an efficiency's work, and its ceiling's) as duets, each in a
+    random order; the rest alone -- and alone any that cannot join a duet
+    (a revision of its own: gilbench continuous).  Never two families: a
+    family's blocks are fitted apart (gilbench.report.numbers.variance),
+    so such a duet would cancel nothing."""
     def bench(step):
         return store.benchmarks[step.index]
 

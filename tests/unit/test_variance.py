@@ -279,3 +279,8 @@ def test_a_duets_ratio_draws_from_what_its_pairs_varied_by():
     spread = variance.spread_of(members[0])
     assert spread.duets == (False, False) + (True,) * 8
     assert spread.duet_variance < spread.variance / 10
+    # From two duets a class would have half a degree of freedom: they
+    # stay with the benchmark's other processes.
+    few = duet_family(0, duets=variance.MIN_DUETS - 1)
+    fitted(few)
+    assert variance.spread_of(few[0]).duets == ()

@@ -106,6 +106,10 @@ SHARED_P = 0.05
 # A benchmark whose variance lies beyond this quantile of the prior's
 # (an F test of its own against the prior) does not share it.
 OWN_QUANTILE = 0.999
+# A benchmark's processes in duets are a class of their own from this
+# many: from two, half a degree of freedom (a duet's shift takes half),
+# and the class's own mean another.
+MIN_DUETS = 3
 # A slope needs this many degrees of freedom (processes less benchmarks,
 # less one) among a family's processes with probes: from fewer, its error
 # (drawn into every mean by its lever) costs more than the probe saves
@@ -376,7 +380,9 @@ def precision_weights(groups, in_duet, apart, duet):
 def _duets(records, blocks, shifts):
     """Per record, a bool array: which of its processes were one of a
     duet's two (gilbench.measure.duet) whose block holds both, in this
-    family, with a shift of its own."""
+    family, with a shift of its own -- where it has MIN_DUETS of them;
+    fewer are its other processes' class (each class spends a degree of
+    freedom on its own mean)."""
     holders = {}
     for index, bl in enumerate(blocks):
         for block in bl:
@@ -384,10 +390,12 @@ def _duets(records, blocks, shifts):
     found = []
     for record, bl in zip(records, blocks):
         partners = tuple(record.run_partners or ()) + (None,) * len(bl)
-        found.append(numpy.array([
+        marks = numpy.array([
             partner is not None and block in shifts
             and len(holders[block]) == 2
-            for partner, block in zip(partners, bl)], dtype=bool))
+            for partner, block in zip(partners, bl)], dtype=bool)
+        found.append(marks if marks.sum() >= MIN_DUETS
+                     else numpy.zeros(len(bl), dtype=bool))
     return found
 
 
