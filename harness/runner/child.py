@@ -228,13 +228,14 @@ def _status_reason(path):
 
 
 def run_one(bench, sizing, args, pyperf_options, journal, index, echo=True,
-            attempt="", why=False, partner=None):
+            attempt="", why=False, partner=None, timeout=None):
     """Run benchmark ``index``'s pyperf program, sized by ``sizing``, into
     the journal's work files (their names start with ``attempt``: a
     later measurement keeps the earlier's); return its failure reason, or
     None when it has values.  ``why``: the program samples where its
     threads wait (--why), as a benchmark's first program does;
-    ``partner``: a Partner its workers measure beside it."""
+    ``partner``: a Partner its workers measure beside it; ``timeout``:
+    seconds before it is killed (default: ``--timeout``)."""
     output = journal.work_file(index, attempt + "pyperf.json")
     stderr_path = journal.work_file(index, attempt + "stderr")
     status = journal.work_file(index, attempt + "status")
@@ -243,7 +244,8 @@ def run_one(bench, sizing, args, pyperf_options, journal, index, echo=True,
                    partner)
     revision = revisions.path_of(bench.params)
     # A revision's program starts afresh: the runner imported another.
-    code = call([sys.executable] + program.PROGRAM_ARGS + argv, args.timeout,
+    timeout = args.timeout if timeout is None else timeout
+    code = call([sys.executable] + program.PROGRAM_ARGS + argv, timeout,
                 args.memory_limit, stderr_path,
                 in_process=(lambda: program.main(argv)) if revision is None
                 else None,
@@ -259,7 +261,7 @@ def run_one(bench, sizing, args, pyperf_options, journal, index, echo=True,
     elif code != 0:
         sys.stderr.write(said)
     if code is None:
-        return "hung: killed after %g s" % args.timeout
+        return "hung: killed after %g s" % timeout
     if code != 0 or not os.path.exists(output):
         return failure_reason(code, stderr_path)
     if partner is not None and not os.path.exists(partner.output):

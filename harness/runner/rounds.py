@@ -27,7 +27,7 @@ from __future__ import print_function
 import time
 
 from gilbench.model import design as designs
-from gilbench.model import revisions
+from gilbench.model import drivers, revisions
 from gilbench.model.resultformat import BUSY_SHARE
 from gilbench.runner import blocks, judging, remeasure
 
@@ -224,10 +224,13 @@ def _round(store, chosen, number, needed, answers, deadline, outcome,
             attempt = "r%d.%d." % (number, j + 1)
             found = None
             if len(unit) == 2:
-                found, _ = store.measure_duet(unit[0].index, unit[1].index,
-                                              max(s.values for s in unit),
-                                              attempt + "duet.")
+                found, _ = store.measure_duet(
+                    unit[0].index, unit[1].index,
+                    max(s.values for s in unit), attempt + "duet.",
+                    _duet_timeout(store, unit))
                 label += ".d%d" % k
+                if found is None:  # nor again in this run
+                    store.no_duets.add(frozenset(s.index for s in unit))
             if found is None:  # alone, or a duet that failed: apart
                 found = {}
                 for step in unit:
@@ -242,6 +245,20 @@ def _round(store, chosen, number, needed, answers, deadline, outcome,
                 _keep(store, index, runs, number, needed, block, looked,
                       outcome, tally)
     return tally.measured, tally.busy
+
+
+# A duet is killed at this many times what its two processes were priced
+# at (at least DUET_LEAST_TIMEOUT seconds; never past --timeout), and its
+# partners measured apart: two set-ups in one process can hang where
+# neither alone does.
+DUET_TIMEOUT_FACTOR = 5.0
+DUET_LEAST_TIMEOUT = 10.0
+
+
+def _duet_timeout(store, unit):
+    priced = sum(step.cost / step.add for step in unit)
+    return min(store.args.timeout, max(DUET_LEAST_TIMEOUT,
+                                       DUET_TIMEOUT_FACTOR * priced))
 
 
 class _Tally(object):
@@ -299,11 +316,14 @@ def _paired(store, steps, answers):
 
     free = dict((bench(s).name, s) for s in steps
                 if revisions.path_of(bench(s).params) is None)
+
+    def may_pair(one, other):
+        return (frozenset((one.index, other.index)) not in store.no_duets
+                and _may_pair(bench(one), bench(other)))
     units = []
     for names in sorted(answers, key=len):
         pair = [free.get(name) for name in names]
-        if len(pair) == 2 and None not in pair and _may_pair(*map(
-                bench, pair)):
+        if len(pair) == 2 and None not in pair and may_pair(*pair):
             units.append(blocks.shuffled(pair))
             for name in names:
                 del free[name]
@@ -311,8 +331,8 @@ def _paired(store, steps, answers):
     while rest:
         step = rest.pop(0)
         mate = next((s for s in rest
-                     if bench(s).spec.base_name == bench(step).spec.base_name),
-                    None)
+                     if bench(s).spec.base_name == bench(step).spec.base_name
+                     and may_pair(step, s)), None)
         if mate is not None:
             rest.remove(mate)
             units.append(blocks.shuffled([step, mate]))
@@ -323,7 +343,13 @@ def _paired(store, steps, answers):
 
 
 def _may_pair(one, other):
-    return one.spec.family == other.spec.family
+    """Whether benchmarks ``one`` and ``other`` may share a worker process:
+    one family's, each driven by threads.  A set-up that starts
+    processes (a pool that forks, the processes driver) or whatever a
+    custom driver does may not coexist with another's threads: a fork
+    beside an interpreter pool's was seen to hang."""
+    return (one.spec.family == other.spec.family
+            and one.spec.driver == other.spec.driver == drivers.THREADS)
 
 
 def _grouping(store, chosen, partners):

@@ -71,6 +71,7 @@ class _Store(object):
         # Whether a round measures two partners in one worker process
         # (gilbench.measure.duet), not --apart.
         self.duets = not getattr(args, "apart", False)
+        self.no_duets = set()  # frozensets of two indexes whose duet failed
         # index: (pyperf file of a measurement, attempt, its seconds)
         self._pending = {}
 
@@ -91,12 +92,12 @@ class _Store(object):
         self._pending[index] = (path, attempt, time.time() - began)
         return _runs_of(path), None
 
-    def measure_duet(self, index, partner, values, attempt):
+    def measure_duet(self, index, partner, values, attempt, timeout):
         """Measure one worker process of benchmarks ``index`` and
         ``partner`` as a duet (gilbench.measure.duet): each at its earlier
-        loops, the more warmups of the two, ``values`` each; ({index:
-        runs, partner: runs}, None) or (None, why not).  Each is kept
-        with half the seconds."""
+        loops, the more warmups of the two, ``values`` each, killed after
+        ``timeout`` seconds; ({index: runs, partner: runs}, None) or
+        (None, why not).  Each is kept with half the seconds."""
         mine, theirs = (self.measured()[i][0] for i in (index, partner))
         sizing = designs.repeat(
             mine.get_metadata()["loops"],
@@ -110,7 +111,7 @@ class _Store(object):
             self, index, echo=False, attempt=attempt,
             partner=child.Partner(self.benchmarks[partner],
                                   theirs.get_metadata()["loops"],
-                                  paths[partner]))
+                                  paths[partner]), timeout=timeout)
         if reason is not None:
             return None, reason
         seconds = (time.time() - began) / 2.0

@@ -41,6 +41,8 @@ class ModelStore(object):
         self.measured_in = []  # (round's attempt prefix, name) in order
         self.token = "test"
         self.duets = False
+        self.no_duets = set()
+        self.args = SimpleNamespace(timeout=600.0)
         self.processes_asked = []
         self.blocks = {}  # index: the blocks of its added processes
         for index, name in enumerate(models):
@@ -316,20 +318,22 @@ class DuetStore(ModelStore):
     benchmarks are ``family.case`` specs at ``threads``; a duet of
     ``fails`` (a name) fails."""
 
-    def __init__(self, models, fails=None):
+    def __init__(self, models, fails=None, driver="threads"):
         ModelStore.__init__(self, models)
         self.duets = True
         self.fails = fails
         self.duets_asked = []
+        self.timeouts = []
         self.benchmarks = [SimpleNamespace(
             name=name, params={"threads": int(name[-1])},
             spec=SimpleNamespace(family=name.split(".")[0],
-                                 base_name=name[:-3]))
+                                 base_name=name[:-3], driver=driver))
             for name in models]
 
-    def measure_duet(self, index, partner, values, attempt):
+    def measure_duet(self, index, partner, values, attempt, timeout):
         names = [self.benchmarks[i].name for i in (index, partner)]
         self.duets_asked.append(sorted(names))
+        self.timeouts.append(timeout)
         if self.fails in names:
             return None, "failed: exit code 1"
         found = {}
@@ -366,12 +370,25 @@ def test_partners_an_answer_divides_are_measured_as_duets():
     assert _processes(store, "ceiling.c/t2") >= 4
 
 
-def test_a_duet_that_fails_measures_its_partners_apart():
+def test_a_duet_that_fails_measures_its_partners_apart_and_not_again():
     store = DuetStore({"gil.a/t1": (1e-6, 0.3, 0.001),
                        "gil.a/t2": (1e-6, 0.3, 0.001)}, fails="gil.a/t2")
-    judge = FakeJudge(store, {"gil.a/t1", "gil.a/t2"}, until=4)
+    judge = FakeJudge(store, {"gil.a/t1", "gil.a/t2"}, until=6)
     outcome = rounds.spend(store, designs.Design(), time.time() + 60, judge)
-    assert store.duets_asked  # a speedup's two: one case, two threads
-    assert _processes(store, "gil.a/t1") >= 4
-    assert _processes(store, "gil.a/t2") >= 4
+    # A speedup's two (one case, two threads) tried once, within a
+    # timeout of its own: a hang costs seconds, not --timeout.
+    assert store.duets_asked == [["gil.a/t1", "gil.a/t2"]]
+    assert store.timeouts == [rounds.DUET_LEAST_TIMEOUT]
+    assert _processes(store, "gil.a/t1") >= 6
+    assert _processes(store, "gil.a/t2") >= 6
     assert not outcome.failed
+
+
+def test_only_benchmarks_driven_by_threads_share_a_process():
+    store = DuetStore({"executor.a/t1": (1e-6, 0.3, 0.001),
+                       "executor.a/t2": (1e-6, 0.3, 0.001)},
+                      driver="custom")
+    judge = FakeJudge(store, {"executor.a/t1", "executor.a/t2"}, until=4)
+    rounds.spend(store, designs.Design(), time.time() + 60, judge)
+    assert not store.duets_asked
+    assert _processes(store, "executor.a/t2") >= 4
