@@ -228,20 +228,23 @@ def scatter(groups):
     """The variance of a process's log mean that its values' own scatter
     gives (their pooled variance within processes over the values a
     process has): a floor for processes whose means agree by chance."""
+    groups = list(groups)
     return scatter_of([numpy.log(numpy.asarray(g, dtype=float))
-                       for g in groups if len(g) >= 2])
+                       for g in groups if len(g) >= 2],
+                      sum(len(g) for g in groups) / float(len(groups) or 1))
 
 
-def scatter_of(within):
+def scatter_of(within, per_process=None):
     """The pooled variance of ``within`` (arrays, each a process's logged
-    values, two or more) over the values a process has on average: the
-    variance of a process's mean that their scatter gives (0 from
-    none)."""
+    values, two or more) over the values a process has on average
+    (``per_process``; default: theirs): the variance of a process's mean
+    that their scatter gives (0 from none)."""
     if not within:
         return 0.0
     pooled = (sum(float(numpy.var(g, ddof=1)) * (len(g) - 1) for g in within)
               / sum(len(g) - 1 for g in within))
-    return pooled / (sum(len(g) for g in within) / float(len(within)))
+    return pooled / (per_process or sum(len(g) for g in within)
+                     / float(len(within)))
 
 
 def weights(groups):
