@@ -42,10 +42,6 @@ class Duet(object):
         self._state = ({}, {})  # its record() state (record.swap)
         self._calls = 0
 
-    @property
-    def timer(self):
-        return self.own.timer
-
     def __call__(self, loops):
         partner_first = self._calls % 2 == 1  # A B, B A, A B, B A...
         self._calls += 1

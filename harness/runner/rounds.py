@@ -212,12 +212,10 @@ def _round(store, chosen, number, needed, answers, deadline, outcome,
                 sum(step.cost for step in chosen), deadline - time.time()))
     looked = set()  # the benchmarks this round counted a look for
     group = _grouping(store, chosen, blocks.partner_groups(answers))
-    apart = not store.duets
     for j in range(max(step.add for step in chosen)):
         order = blocks.grouped([s for s in chosen if s.add > j],
                                lambda s: group[s.index])
-        for k, unit in enumerate(_units(store, order, group, answers,
-                                        apart)):
+        for k, unit in enumerate(_units(store, order, group, answers)):
             label = "r%d.%d.%d" % (number, j + 1, group[unit[0].index])
             if time.time() + sum(s.cost / s.add for s in unit) > deadline:
                 continue
@@ -283,10 +281,11 @@ def _keep(store, index, runs, number, needed, block, looked, outcome,
     outcome.extended.add(index)
 
 
-def _units(store, order, group, answers, apart):
+def _units(store, order, group, answers):
     """``order`` (steps, each group's together) as what is measured at
     once: each group's steps two at a time, as duets (_paired) in a random
-    order, the rest alone; each step alone when ``apart``."""
+    order, the rest alone; each step alone where the store measures
+    apart (``run --apart``)."""
     units, run = [], []
     for position, step in enumerate(order):
         run.append(step)
@@ -294,7 +293,7 @@ def _units(store, order, group, answers, apart):
                 or group[order[position + 1].index] != group[step.index])
         if not ends:
             continue
-        if apart:
+        if not store.duets:
             units.extend([s] for s in run)
         else:
             units.extend(blocks.shuffled(_paired(store, run, answers)))
@@ -346,8 +345,8 @@ def _may_pair(one, other):
     """Whether benchmarks ``one`` and ``other`` may share a worker process:
     one family's, each driven by threads.  A set-up that starts
     processes (a pool that forks, the processes driver) or whatever a
-    custom driver does may not coexist with another's threads: a fork
-    beside an interpreter pool's was seen to hang."""
+    custom driver does may not coexist with another's threads or pools
+    (docs/reading.rst, "Duets")."""
     return (one.spec.family == other.spec.family
             and one.spec.driver == other.spec.driver == drivers.THREADS)
 

@@ -301,9 +301,9 @@ def fit_family(key, records, split=lambda record: False):
            for y, bl in zip(ys, blocks)]
     residuals = [y - mu - [shifts.get(b, 0.0) for b in bl]
                  for y, mu, bl in zip(ys, mus, blocks)]
-    duets = _duets(records, blocks, shifts)
-    kept = _kept_apart(blocks, duets, shifts, slopes)
     beside = _beside(records, blocks)
+    duets = _duets(records, blocks, shifts, beside)
+    kept = _kept_apart(blocks, duets, shifts, slopes)
     own, own_duet, classes = [], [], []
     for record, r, in_duet, bl in zip(records, residuals, duets, blocks):
         groups = [g for g in record.run_values if len(g)]
@@ -380,22 +380,18 @@ def precision_weights(groups, in_duet, apart, duet):
             math.log(float(combined @ means) / float(plain @ means)))
 
 
-def _duets(records, blocks, shifts):
+def _duets(records, blocks, shifts, beside):
     """Per record, a bool array: which of its processes were one of a
     duet's two (gilbench.measure.duet) whose block holds both, in this
-    family, with a shift of its own -- where it has MIN_DUETS of them;
-    fewer are its other processes' class (each class spends a degree of
-    freedom on its own mean)."""
-    holders = {}
-    for index, bl in enumerate(blocks):
-        for block in bl:
-            holders.setdefault(block, set()).add(index)
+    family (``beside``: _beside's), with a shift of its own -- where it
+    has MIN_DUETS of them; fewer are its other processes' class (each
+    class spends a degree of freedom on its own mean)."""
     found = []
     for record, bl in zip(records, blocks):
         partners = tuple(record.run_partners or ()) + (None,) * len(bl)
         marks = numpy.array([
             partner is not None and block in shifts
-            and len(holders[block]) == 2
+            and (id(record), block) in beside
             for partner, block in zip(partners, bl)], dtype=bool)
         found.append(marks if marks.sum() >= MIN_DUETS
                      else numpy.zeros(len(bl), dtype=bool))
