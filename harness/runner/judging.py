@@ -25,17 +25,20 @@ class Verdict(object):
     """What one judgement said: the benchmark names an undecided finding
     reads that more processes may decide at its point (``open``), those
     only an unsure one reads (``unsure``), how many answers are undecided
-    and how many of them more processes cannot decide, and the names each
-    undecided answer reads (``answers``)."""
+    and how many of them more processes cannot decide, the names each
+    undecided answer reads (``answers``), and those every answer reads
+    (``partners``)."""
 
     def __init__(self, open_names=(), undecided=0, cannot=0,
-                 unsure_names=(), answers=()):
+                 unsure_names=(), answers=(), partners=()):
         self.open = set(open_names)
         self.unsure = set(unsure_names)
         self.undecided = undecided
         self.cannot = cannot
         # The names each undecided answer reads: its partners.
         self.answers = [list(names) for names in answers]
+        # The names every answer reads, decided or not.
+        self.partners = [list(names) for names in partners]
 
 
 def _has_report_side():
@@ -90,7 +93,8 @@ class Judge(object):
             return self._fail(told["error"])
         return Verdict(told["open"], told["undecided"], told["cannot"],
                        told.get("unsure", ()),
-                       [answer[-1] for answer in told.get("answers", ())])
+                       [answer[-1] for answer in told.get("answers", ())],
+                       told.get("partners", ()))
 
     def _fail(self, why):
         self.failed = why

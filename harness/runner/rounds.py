@@ -225,7 +225,7 @@ def _round(store, chosen, number, needed, answers, deadline, outcome,
                 found, _ = store.measure_duet(
                     unit[0].index, unit[1].index,
                     max(s.values for s in unit), attempt + "duet.",
-                    _duet_timeout(store, unit))
+                    duet_timeout(store, unit))
                 label += ".d%d" % k
                 if found is None:  # nor again in this run
                     store.no_duets.add(frozenset(s.index for s in unit))
@@ -253,7 +253,7 @@ DUET_TIMEOUT_FACTOR = 5.0
 DUET_LEAST_TIMEOUT = 10.0
 
 
-def _duet_timeout(store, unit):
+def duet_timeout(store, unit):
     priced = sum(step.cost / step.add for step in unit)
     return min(store.args.timeout, max(DUET_LEAST_TIMEOUT,
                                        DUET_TIMEOUT_FACTOR * priced))
@@ -315,14 +315,10 @@ def _paired(store, steps, answers):
 
     free = dict((bench(s).name, s) for s in steps
                 if revisions.path_of(bench(s).params) is None)
-
-    def may_pair(one, other):
-        return (frozenset((one.index, other.index)) not in store.no_duets
-                and _may_pair(bench(one), bench(other)))
     units = []
     for names in sorted(answers, key=len):
         pair = [free.get(name) for name in names]
-        if len(pair) == 2 and None not in pair and may_pair(*pair):
+        if len(pair) == 2 and None not in pair and may_share(store, *pair):
             units.append(blocks.shuffled(pair))
             for name in names:
                 del free[name]
@@ -331,7 +327,7 @@ def _paired(store, steps, answers):
         step = rest.pop(0)
         mate = next((s for s in rest
                      if bench(s).spec.base_name == bench(step).spec.base_name
-                     and may_pair(step, s)), None)
+                     and may_share(store, step, s)), None)
         if mate is not None:
             rest.remove(mate)
             units.append(blocks.shuffled([step, mate]))
@@ -339,6 +335,17 @@ def _paired(store, steps, answers):
             units.append([step])
     return units + [[s] for s in steps
                     if not any(s in unit for unit in units)]
+
+
+def may_share(store, one, other):
+    """Whether steps ``one`` and ``other`` may be measured as a duet: no
+    duet of theirs failed in this run, neither is a revision of its own
+    (gilbench continuous), and :func:`_may_pair`."""
+    first, second = (store.benchmarks[s.index] for s in (one, other))
+    return (frozenset((one.index, other.index)) not in store.no_duets
+            and revisions.path_of(first.params) is None
+            and revisions.path_of(second.params) is None
+            and _may_pair(first, second))
 
 
 def _may_pair(one, other):

@@ -26,6 +26,7 @@ from gilbench.runner import (
     earlier_result,
     journal,
     judging,
+    laterblocks,
     plan,
     progress,
     remeasure,
@@ -153,6 +154,10 @@ def _run_owned(benchmarks, design, args, pyperf_options, book, started):
     lifelines.become_subreaper()
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     run_token = blocks.token()
+    # One judge for the first look's pairs and the rounds (its imports
+    # cost more than a judgement).
+    python = judging.judge_python() if design.adaptive else None
+    judge = judging.Judge(python) if python else None
     try:
         _run_all(benchmarks, design, args, pyperf_options, book, done, clock,
                  run_token)
@@ -160,15 +165,17 @@ def _run_owned(benchmarks, design, args, pyperf_options, book, started):
             remeasure.remeasure(benchmarks, design, args, pyperf_options,
                                 book, done, blocks.named(run_token, "again"))
             book.save_progress(remeasured=True)
-        _later_blocks(benchmarks, design, args, pyperf_options, book, done,
-                      clock, run_token)
+        laterblocks.measure(benchmarks, design, args, pyperf_options, book,
+                            done, clock, run_token, judge)
         outcome = _rounds(benchmarks, design, args, pyperf_options, book,
-                          done, clock, run_token)
+                          done, clock, run_token, judge)
     except (KeyboardInterrupt, Terminated) as exc:
         code = 143 if isinstance(exc, Terminated) else 130
         return _interrupted(benchmarks, book, output, code)
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if judge is not None:
+            judge.close()
     written, missing = results.merge_journal(benchmarks, book, done, output)
     book.remove()
     code = _summarise(written, missing, len(benchmarks), output)
@@ -180,7 +187,7 @@ def _run_owned(benchmarks, design, args, pyperf_options, book, started):
 
 
 def _rounds(benchmarks, design, args, pyperf_options, book, done, clock,
-            run_token):
+            run_token, judge):
     """The design's rounds after the first measurements; what they did,
     as lines for the summary (None for the fixed design)."""
     store = stores.JournalStore(benchmarks, args, pyperf_options, book, done,
@@ -197,13 +204,12 @@ def _rounds(benchmarks, design, args, pyperf_options, book, done, clock,
          ([run for run in runs if ROUND_KEY not in run.get_metadata()],
           stores.first_seconds(store.state(index))))
         for index, runs in store.measured().items()))
-    python = judging.judge_python()
     say = None if args.quiet else (
         lambda line: print("gilbench: " + line, file=sys.stderr))
     outcome = rounds.spend(
         store, design,
         time.time() + budget - clock.spent() - designs.end_reserve(budget),
-        judging.Judge(python) if python else None, say)
+        judge, say)
     said = outcome.lines(budget, clock.spent())
     if budget < planned:
         said.append("the budget is half the fixed recipe as the first "
@@ -254,36 +260,6 @@ def _sampled(bench, args):
             and bench.spec.driver == drivers.THREADS
             and bench.spec.concurrency(bench.params) > 1
             and not bench.declared.is_reference(bench.spec))
-
-
-def _later_blocks(benchmarks, design, args, pyperf_options, book, done,
-                  clock, run_token):
-    """The first measurement's blocks after the first: block k holds one
-    more worker process of each benchmark whose design asks for k or
-    more, in the registry's order, as the first.  A benchmark that has
-    its block k (a resumed run) is not measured again; one whose process
-    fails keeps what it has.  A block measured while the machine was busy
-    is kept, as the first is: it is flagged (``!``), and the rounds
-    measure more."""
-    store = stores.JournalStore(benchmarks, args, pyperf_options, book, done,
-                                run_token)
-    wanted = dict((index, design.first(benchmarks[index]))
-                  for index in store.measured())
-    most = max([sizing.processes for sizing in wanted.values()] + [1])
-    for k in range(2, most + 1):
-        block = blocks.named(store.token, str(k))
-        for index in sorted(i for i, sizing in wanted.items()
-                            if sizing.processes >= k):
-            if len(store.measured()[index]) >= k:
-                continue
-            runs, why = store.measure(index, 1, wanted[index].values,
-                                      "b%d." % k)
-            clock.note()
-            if why is not None and not args.quiet:
-                print("%s: block %d: %s" % (benchmarks[index].name, k, why))
-            if why is None:
-                store.add(index, None, decided_by=False, block=block,
-                          look=False)
 
 
 def _interrupted(benchmarks, book, output, code):

@@ -13,7 +13,10 @@ processes cannot decide.
 
 Prints ``{"open": [benchmark names], "unsure": [], "undecided": N,
 "cannot": M, "answers": [[question, interpreter, answer, [names]],
-...]}`` ("unsure" is kept, empty, for the readers of older verdicts).
+...], "partners": [[names], ...]}`` ("unsure" is kept, empty, for the
+readers of older verdicts; "partners": what every answer reading two or
+more measured benchmarks reads, decided or not -- what a run's first
+look measures together, gilbench.runner.laterblocks).
 """
 from __future__ import annotations
 
@@ -51,15 +54,23 @@ def is_undecided(cell):
 
 def undecided(results):
     """([Undecided] more processes may decide, [keys] they cannot)."""
+    return _judged(results)[:2]
+
+
+def _judged(results):
+    """As :func:`undecided`, and the names every answer that reads two or
+    more measured benchmarks reads, decided or not."""
     # A run of two revisions (gilbench continuous) decides each one's,
     # and measures a benchmark's revisions together (twinned).
     twins = _revision_twins(results)
     results = sides.each_side(results, revisions.AXIS)
     families = pivot.family_order(results)
     table = questions.findings_table(results, families)
-    open_, hopeless = [], []
+    open_, hopeless, partners = [], [], []
     for row in table.rows:
         for label, cell in zip(table.interpreters, row.answers):
+            if len(cell.read or ()) >= 2:
+                partners.append(sorted(r.name for r in cell.read))
             if not is_undecided(cell):
                 continue
             if not cell.read:
@@ -69,7 +80,7 @@ def undecided(results):
                                        [twin for record in cell.read
                                         for twin in twins.get(record.name,
                                                               [record])]))
-    return open_, hopeless
+    return open_, hopeless, partners
 
 
 def _revision_twins(results):
@@ -93,7 +104,7 @@ def _revision_twins(results):
 
 def verdict(results):
     """The JSON-ready answer for ``results`` (see the module's doc)."""
-    open_, hopeless = undecided(results)
+    open_, hopeless, partners = _judged(results)
     sure = {r.name for item in open_ if item.sure for r in item.members}
     unsure = {r.name for item in open_ if not item.sure
               for r in item.members}
@@ -102,7 +113,8 @@ def verdict(results):
             "cannot": len(hopeless),
             "answers": [[item.question, item.interpreter, item.text,
                          sorted(r.name for r in item.members)]
-                        for item in open_]}
+                        for item in open_],
+            "partners": partners}
 
 
 def serve(lines, write):

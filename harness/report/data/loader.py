@@ -16,7 +16,7 @@ from gilbench.model.resultformat import INTERPRETER
 from gilbench.report import kinds, twocpus
 from gilbench.report.data import interpreters
 from gilbench.report.data.records import COUNT_AXES, Record, ResultFile
-from gilbench.report.numbers import intervals, variance
+from gilbench.report.numbers import intervals, pairs, variance
 
 REQUIRED = fmt.NAME_PARTS + (fmt.AXES_KEY, "ops_per_loop", "concurrency")
 RERUN = "re-run it with this gilbench (gilbench run)"
@@ -413,17 +413,19 @@ def _fit_all(results):
     half the benchmarks in a forked child (twocpus), which sends back
     only the Spreads, the rest here."""
     def fitted(part):
-        found = {}
+        found, paired = {}, {}
         for result in part:
             found.update(variance.fit(result.records,
                                       split=lambda record: record.split))
-        return found
+            paired.update(pairs.fit(result.records))
+        return found, paired
 
     sizes = [len(result.records) for result in results]
     if len(results) < 2 or sum(sizes) < PARALLEL_FIT_FROM:
         fitted(results)
         return
     cut = _cut(sizes, 1 / 2)
-    _, there = twocpus.alongside(lambda: fitted(results[:cut]),
-                                 lambda: fitted(results[cut:]))
+    _, (there, paired) = twocpus.alongside(lambda: fitted(results[:cut]),
+                                           lambda: fitted(results[cut:]))
     variance.keep(there)
+    pairs.keep(paired)

@@ -52,11 +52,8 @@ def interval_text(interval, number=cells.significant):
 def ratio_interval(numerator, denominator, factor=1.0):
     """The bootstrap interval of numerator mean / denominator mean x
     factor, or None when either has too few values."""
-    top = intervals.SHARED.means(numerator)
-    bottom = intervals.SHARED.means(denominator)
-    if top is None or bottom is None:
-        return None
-    return intervals.bounds(top / bottom * factor)
+    drawn = intervals.SHARED.ratio(numerator, denominator)
+    return None if drawn is None else intervals.bounds(drawn * factor)
 
 
 def compared(interval, *records, margin=intervals.MARGIN):

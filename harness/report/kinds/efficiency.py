@@ -54,13 +54,14 @@ class Efficiency(Speedup):
         n = dims[over] / baseline
         if self.spec["against"] == "ideal":
             value = speedup / n
-            return (value, _draws(base, this, scale=value * this.mean
-                                  / base.mean), n, speedup, (this, base))
+            return (value, _draws(base, this, scale=value
+                                  / intervals.ratio_point(base, this)),
+                    n, speedup, (this, base))
         pair = self.ceiling_pair(dims, this)
         if isinstance(pair, str):
             return cells.missing(pair)
         one, many = pair
-        ceiling = one.mean / many.mean * n
+        ceiling = intervals.ratio_point(one, many) * n
         return (speedup / ceiling, _draws(base, this, one, many),
                 ceiling, speedup, (this, base, one, many))
 
@@ -115,13 +116,11 @@ def _draws(base, this, one=None, many=None, scale=1.0):
     """Bootstrap draws of (base/this) / (one/many), the N factors
     cancelling; against the ideal, of base/this x ``scale``.  None when a
     record has too few values."""
-    records = [r for r in (base, this, one, many) if r is not None]
-    means = [intervals.SHARED.means(r) for r in records]
-    if any(m is None for m in means):
-        return None
-    if one is None:
-        return means[0] / means[1] * scale
-    return means[0] / means[1] / (means[2] / means[3])
+    work = intervals.SHARED.ratio(base, this)
+    if work is None or one is None:
+        return None if work is None else work * scale
+    ceiling = intervals.SHARED.ratio(one, many)
+    return None if ceiling is None else work / ceiling
 
 
 def _times(number):

@@ -63,7 +63,7 @@ class Ratio(Judged):
         numerator, denominator, reason, fallback = self.pair(lookup, dims)
         if numerator is None or denominator is None:
             return Cell(reason, missing=True, fallback=fallback), None
-        ratio = numerator.mean / denominator.mean
+        ratio = intervals.ratio_point(numerator, denominator)
         interval = ratio_interval(numerator, denominator)
         flags, significant, same = compared(interval, numerator,
                                             denominator, margin=self.margin)
@@ -77,9 +77,7 @@ class Ratio(Judged):
         numerator, denominator, _, _ = self.pair(lookup, dims)
         if numerator is None or denominator is None:
             return None
-        top, bottom = (intervals.SHARED.means(numerator),
-                       intervals.SHARED.means(denominator))
-        return None if top is None or bottom is None else top / bottom
+        return intervals.SHARED.ratio(numerator, denominator)
 
     def wording(self, found, pair):
         numerator, denominator = pair

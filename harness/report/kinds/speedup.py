@@ -58,7 +58,8 @@ class Speedup(Judged):
             if not (is_number(dims[over]) and is_number(baseline)):
                 return cells.missing("n/a: %s is not numeric" % over)
             factor = dims[over] / baseline
-        speedup = base.mean / this.mean * factor
+        speedup = (factor if this is base
+                   else intervals.ratio_point(base, this) * factor)
         interval = None if this is base else ratio_interval(base, this,
                                                             factor)
         return speedup, interval, this, base
@@ -68,11 +69,9 @@ class Speedup(Judged):
         if isinstance(measured, Cell) or measured[2] is measured[3]:
             return None
         speedup, _, this, base = measured
-        top, bottom = (intervals.SHARED.means(base),
-                       intervals.SHARED.means(this))
-        if top is None or bottom is None:
-            return None
-        return top / bottom * (speedup * this.mean / base.mean)
+        drawn = intervals.SHARED.ratio(base, this)
+        return None if drawn is None else drawn * (
+            speedup / intervals.ratio_point(base, this))
 
     def _flags(self, interval, this, base):
         """(flags, significant, same); the baseline's own cell compares

@@ -52,7 +52,7 @@ import zlib
 import numpy
 
 from gilbench.model.resultformat import INTERPRETER
-from gilbench.report.numbers import variance
+from gilbench.report.numbers import pairs, variance
 
 RESAMPLES = 2000
 LEVEL = 0.95
@@ -116,6 +116,31 @@ class Resampler:
                 numpy.random.default_rng(seed), mean, spread, widen)
         return found
 
+    def ratio(self, top, bottom):
+        """RESAMPLES drawn ratios of ``top``'s mean over ``bottom``'s: of
+        their duets where they were measured together in enough of them
+        (gilbench.report.numbers.pairs), else of their drawn means; None
+        where either has too few values."""
+        paired = pairs.spread(top, bottom)
+        if paired is None:
+            upper, lower = self.means(top), self.means(bottom)
+            return None if upper is None or lower is None else upper / lower
+        found, sign = paired
+        identity = ("pair", found)
+        drawn = self._means.get(identity)
+        if drawn is None:
+            widen = (looks_factor(max(top.decision_looks,
+                                      bottom.decision_looks))
+                     if self.correct_looks else 1.0)
+            generator = numpy.random.default_rng(
+                zlib.crc32(repr(identity).encode()))
+            # Clipped as a mean's draws are (_drawn_means).
+            drawn = self._means[identity] = numpy.exp(
+                found.log_ratio + numpy.clip(
+                    widen * math.sqrt(found.mean_variance)
+                    * t_draws(generator, found.df), -30.0, 30.0))
+        return drawn if sign > 0 else 1.0 / drawn
+
 
 def bounded(record, samples, low, high, spread=None):
     """RESAMPLES draws of the mean of ``samples`` (one number per run of
@@ -166,6 +191,16 @@ def alone(record):
     measured beside it: SHARED's draws, whose blocks' shifts then do not
     cancel; None as SHARED.means."""
     return SHARED.means(record)
+
+
+def ratio_point(top, bottom):
+    """``top``'s mean over ``bottom``'s: the ratio their duets measured
+    where SHARED.ratio reads it from them, else of their means."""
+    paired = pairs.spread(top, bottom)
+    if paired is None:
+        return top.mean / bottom.mean
+    found, sign = paired
+    return math.exp(sign * found.log_ratio)
 
 
 def shift(identity, sd):

@@ -107,9 +107,11 @@ SHARED_P = 0.05
 # (an F test of its own against the prior) does not share it.
 OWN_QUANTILE = 0.999
 # A benchmark's processes in duets are a class of their own from this
-# many: from two, half a degree of freedom (a duet's shift takes half),
-# and the class's own mean another.
-MIN_DUETS = 3
+# many (a first look's): two give it half a degree of freedom (a duet's
+# shift takes half, the class's own mean another), which the family's
+# other duets add to; one stays with its processes apart, its shift
+# still cancelling with its partner's.
+MIN_DUETS = 2
 # A slope needs this many degrees of freedom (processes less benchmarks,
 # less one) among a family's processes with probes: from fewer, its error
 # (drawn into every mean by its lever) costs more than the probe saves

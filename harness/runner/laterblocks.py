@@ -1,0 +1,157 @@
+"""The first look's blocks after the first, and its duets.
+
+The first block (gilbench.runner.run) measures one worker process of
+every benchmark, each calibrating its loops; block k of the later ones
+holds one more worker process of each, alone, in the registry's order.
+What the machine does between two programs seconds apart varies a
+process's mean by 10-20% on a shared host, where two partners' values
+alternating in one process (gilbench.measure.duet) vary their ratio by a
+few percent (docs/reading.rst, "Duets").  So under the adaptive design,
+each pass also measures every pair of partners as a duet, a block of its
+own, DUET_PASSES times in all: the two an answer divides, decided or
+not, as the judge names them after the first block, or each two of one
+case at two axis values that an efficiency or a best-of reads.  From two
+duets a pair's ratio has a spread of its own (what their log ratios
+varied by, moderated across the family's pairs:
+gilbench.report.numbers.pairs), while the processes apart keep telling
+each mean's spread, which a mean read alone and a best-of draw from.  A
+benchmark several answers divide is in a duet with each partner.  The
+fixed design, ``run --apart`` and a run without a judge measure no
+duets.  A duet that fails or hangs is not tried again in the run.
+
+Worker side: Python 2.7-compatible.
+"""
+from __future__ import print_function
+
+from gilbench.model import design as designs
+from gilbench.model.resultformat import PARTNER_KEY
+from gilbench.runner import blocks, rounds, stores
+
+# A pair's duets in its first look: two give its ratio's spread one
+# degree of freedom, which the family's other pairs add to.
+DUET_PASSES = 2
+
+
+def measure(benchmarks, design, args, pyperf_options, book, done, clock,
+            run_token, judge=None):
+    """The first measurement's blocks after the first: block k holds one
+    more worker process of each benchmark whose design asks for k or
+    more, in the registry's order, then pass k of each pair's duets (see
+    the module's doc).  What a resumed run has is not measured again; a
+    benchmark whose process fails keeps what it has.  A block measured
+    while the machine was busy is kept, as the first is: it is flagged
+    (``!``), and the rounds measure more."""
+    store = stores.JournalStore(benchmarks, args, pyperf_options, book, done,
+                                run_token)
+    wanted = dict((index, design.first(benchmarks[index]))
+                  for index in store.measured())
+    later(store, wanted, judge if design.adaptive else None, clock, args)
+
+
+def later(store, wanted, judge, clock, args):
+    """The later blocks of what ``store`` measured (see :func:`measure`);
+    ``wanted``: {index: its first look's Sizing}; ``judge`` names the
+    pairs (None: every benchmark alone)."""
+    pairs = _pairs(store, wanted, judge)
+    most = max([sizing.processes for sizing in wanted.values()] + [1])
+    for k in range(2, max(most, 1 + DUET_PASSES if pairs else 0) + 1):
+        block = blocks.named(store.token, str(k))
+        for index in sorted(i for i, sizing in wanted.items()
+                            if sizing.processes >= k):
+            _alone(store, index, wanted[index].values, k, block, clock,
+                   args)
+        if k > 1 + DUET_PASSES:
+            continue
+        for number, pair in enumerate(pairs):
+            if frozenset(s.index for s in pair) not in store.no_duets:
+                _duet(store, pair, k, "%d.d%d" % (k, number), clock, args)
+
+
+def _pairs(store, wanted, judge):
+    """The pairs an answer divides (as the judge names them after the
+    first block; _twos), in the registry's order, where duets are
+    measured: a benchmark may be in several."""
+    indexes = sorted(wanted)
+    steps = [rounds.Step(index, 1, wanted[index].values,
+                         _priced(store, index, wanted[index].values),
+                         rounds.SPREAD, 0.0) for index in indexes]
+    verdict = (judge(store.snapshot()) if judge is not None and store.duets
+               else None)
+    if verdict is None:
+        return []
+    by_name = dict((store.benchmarks[s.index].name, s) for s in steps)
+    chosen, seen = [], set()
+    for names in verdict.partners:
+        for two in _twos(store, [by_name[n] for n in names
+                                 if n in by_name]):
+            key = frozenset(s.index for s in two)
+            if key not in seen and rounds.may_share(store, *two):
+                seen.add(key)
+                chosen.append(blocks.shuffled(two))
+    return sorted(chosen, key=lambda pair: min(s.index for s in pair))
+
+
+def _twos(store, steps):
+    """The pairs of ``steps`` (what one answer reads) its ratios divide:
+    the two of a two-benchmark answer (a ratio, a speedup), else each two
+    of one case at other axis values (an efficiency's speedup and its
+    ceiling's; a best-of's candidates' speedups)."""
+    if len(steps) == 2:
+        return [steps]
+    cases = {}
+    for step in steps:
+        cases.setdefault(store.benchmarks[step.index].spec.base_name,
+                         []).append(step)
+    return [two for two in cases.values() if len(two) == 2]
+
+
+def _priced(store, index, values):
+    """The seconds one more worker process of ``index`` takes, priced at
+    its slowest value (as the rounds price theirs)."""
+    return designs.step_seconds(
+        designs.costs(store.measured()[index], slowest=True), 1, values)
+
+
+def _duet(store, pair, k, label, clock, args):
+    """Pass ``k`` of a pair's duets: one worker process holding both, a
+    block of its own; not tried again in the run where it fails (its
+    two have their processes apart)."""
+    if _duets_held(store, pair) >= k - 1:  # a resumed run has it
+        return
+    block = blocks.named(store.token, label)
+    found, why = store.measure_duet(
+        pair[0].index, pair[1].index, max(s.values for s in pair),
+        "b%s." % label, rounds.duet_timeout(store, pair))
+    clock.note()
+    if found is None:
+        store.no_duets.add(frozenset(s.index for s in pair))
+        if not args.quiet:
+            print("%s + %s: duet %d: %s; not tried again" % (
+                store.benchmarks[pair[0].index].name,
+                store.benchmarks[pair[1].index].name, k, why))
+        return
+    for index in found:
+        store.add(index, None, decided_by=False, block=block, look=False)
+
+
+def _duets_held(store, pair):
+    """How many duets of ``pair``'s two its first already holds."""
+    partner = store.benchmarks[pair[1].index].name
+    return len([run for run in store.measured()[pair[0].index]
+                if run.get_metadata().get(PARTNER_KEY) == partner])
+
+
+def _alone(store, index, values, k, block, clock, args):
+    """Block ``k``'s worker process of benchmark ``index`` alone, unless
+    it has its k processes apart already (a resumed run)."""
+    if len([run for run in store.measured()[index]
+            if PARTNER_KEY not in run.get_metadata()]) >= k:
+        return
+    _, why = store.measure(index, 1, values, "b%d." % k)
+    clock.note()
+    if why is not None:
+        if not args.quiet:
+            print("%s: block %d: %s" % (store.benchmarks[index].name, k,
+                                        why))
+        return
+    store.add(index, None, decided_by=False, block=block, look=False)

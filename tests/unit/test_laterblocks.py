@@ -1,0 +1,92 @@
+"""The first look's later blocks (gilbench.runner.laterblocks): the
+pairs every answer divides measured as duets from the start, on a store
+that measures from a model."""
+from types import SimpleNamespace
+
+from test_rounds import DuetStore
+
+from gilbench.model import design as designs
+from gilbench.runner import judging, laterblocks
+
+CLOCK = SimpleNamespace(note=lambda: None)
+ARGS = SimpleNamespace(quiet=True, timeout=600.0)
+
+
+class Names(object):
+    """A judge that says every answer reads ``partners``."""
+
+    failed = None
+
+    def __init__(self, partners):
+        self.partners = partners
+        self.asked = 0
+
+    def __call__(self, path):
+        self.asked += 1
+        return judging.Verdict((), 0, 0, (), (), self.partners)
+
+
+def _first_block(models, **kwargs):
+    store = DuetStore(models, **kwargs)
+    for index in store.runs:  # block 1 alone, as the run measured it
+        store.runs[index] = store.runs[index][:1]
+    wanted = dict((index, designs.Design().first(None))
+                  for index in store.runs)
+    return store, wanted
+
+
+MODELS = {"gil.a/t1": (1e-6, 0.1, 0.001), "gil.a/t2": (1e-6, 0.1, 0.001),
+          "gil.b/t1": (1e-6, 0.1, 0.001), "gil.c/t1": (1e-6, 0.1, 0.001),
+          "gil.d/t1": (1e-6, 0.1, 0.001)}
+
+
+def test_each_pair_an_answer_divides_gets_its_duets():
+    store, wanted = _first_block(MODELS)
+    # A speedup (a/t1, a/t2), a ratio (a/t1 over b/t1) and an efficiency
+    # whose four names hold one case at two threads: a/t1 is in two
+    # pairs, d/t1 in none.
+    judge = Names([["gil.a/t1", "gil.a/t2"], ["gil.a/t1", "gil.b/t1"],
+                   ["gil.a/t1", "gil.a/t2", "gil.c/t1", "gil.b/t1"]])
+    laterblocks.later(store, wanted, judge, CLOCK, ARGS)
+    asked = sorted(store.duets_asked)
+    assert asked == sorted([["gil.a/t1", "gil.a/t2"]] * 2
+                           + [["gil.a/t1", "gil.b/t1"]] * 2)
+    counts = dict((b.name, len(store.runs[i]))
+                  for i, b in enumerate(store.benchmarks))
+    # Blocks 1 and 2 alone, as the first look measures every benchmark,
+    # then a duet per pair and pass; c/t1 (no pair of its case in the
+    # efficiency's names) and d/t1 are in none.
+    assert counts == {"gil.a/t1": 6, "gil.a/t2": 4, "gil.b/t1": 4,
+                      "gil.c/t1": 2, "gil.d/t1": 2}
+    # Each duet is a block of its own, shared by its two alone.
+    duets = set(store.blocks[0]) & set(store.blocks[2]) - {"test.2"}
+    assert len(duets) == laterblocks.DUET_PASSES
+    assert all(".d" in block for block in duets)
+    assert not duets & set(store.blocks[1])
+    assert store.blocks[3] == store.blocks[4] == ["test.2"]
+
+
+def test_without_a_judge_or_apart_every_benchmark_is_alone():
+    for judge, duets in ((None, True), (Names([["gil.a/t1", "gil.a/t2"]]),
+                                        False)):
+        store, wanted = _first_block(MODELS)
+        store.duets = duets  # run --apart: False
+        laterblocks.later(store, wanted, judge, CLOCK, ARGS)
+        assert not store.duets_asked
+        assert all(len(runs) == 2 for runs in store.runs.values())
+
+
+def test_a_failed_duet_is_not_tried_again():
+    store, wanted = _first_block(MODELS, fails="gil.a/t2")
+    laterblocks.later(store, wanted, Names([["gil.a/t1", "gil.a/t2"]]),
+                      CLOCK, ARGS)
+    assert store.duets_asked == [["gil.a/t1", "gil.a/t2"]]
+    assert all(len(runs) == 2 for runs in store.runs.values())
+
+
+def test_a_custom_driver_is_never_in_a_duet():
+    store, wanted = _first_block(MODELS, driver="custom")
+    laterblocks.later(store, wanted, Names([["gil.a/t1", "gil.a/t2"]]),
+                      CLOCK, ARGS)
+    assert not store.duets_asked
+    assert all(len(runs) == 2 for runs in store.runs.values())

@@ -1,0 +1,126 @@
+"""A ratio read from its two benchmarks' duets
+(gilbench.report.numbers.pairs): as narrow as what the pairs varied by,
+holding the true ratio as often as it says, and the means' ratio where
+there are too few duets."""
+import math
+import sys
+
+import numpy
+import pytest
+
+if sys.version_info < (3, 9):
+    pytest.skip("the report side needs Python >= 3.9",
+                allow_module_level=True)
+
+from gilbench.model.resultformat import INTERPRETER  # noqa: E402
+from gilbench.report.data.records import Record  # noqa: E402
+from gilbench.report.numbers import intervals, pairs, variance  # noqa: E402
+
+TRUE = 1.05  # each pair's second over its first
+
+
+def _record(name, means, blocks, partners, concurrency=1, spread=0.004):
+    groups = tuple(tuple(m * (1 + spread * s) for s in (-1, 0, 1))
+                   for m in means)
+    data = [v for g in groups for v in g]
+    return Record(name, {"family": "syn", INTERPRETER: "CPython 3.11"},
+                  mean=float(numpy.mean(data)),
+                  stdev=float(numpy.std(data, ddof=1)), values=tuple(data),
+                  run_values=groups, run_blocks=tuple(blocks),
+                  run_partners=tuple(partners), concurrency=concurrency)
+
+
+def family(seed, duets=3, phase=0.15, noise=0.02, apart_noise=0.15,
+           count=4, marked=True, concurrency=1, prefix="p"):
+    """``count`` pairs of one family: one process each in the first
+    block (the machine's phase each process's own, ``apart_noise``), then
+    ``duets`` duets per pair, whose two share their phase (``phase``)
+    and keep their own ``noise``; ``marked``: the duets' runs name their
+    partner."""
+    generator = numpy.random.default_rng(seed)
+    found = []
+    for pair in range(count):
+        names = ["%s%d.a" % (prefix, pair), "%s%d.b" % (prefix, pair)]
+        phases = generator.normal(0, phase, duets)
+        blocks = ["t.1"] + ["%s.d.%d.%d" % (prefix, pair, k)
+                            for k in range(duets)]
+        for side, name in enumerate(names):
+            true = 0.001 * (1 + pair) * (TRUE if side else 1.0)
+            means = ([true * math.exp(generator.normal(0, apart_noise))]
+                     + [true * math.exp(shift + generator.normal(0, noise))
+                        for shift in phases])
+            partner = names[1 - side] if marked else None
+            found.append(_record(name, means, blocks,
+                                 (None,) + (partner,) * duets, concurrency))
+    return found
+
+
+def fitted(records):
+    variance._FITTED.clear()
+    pairs._FITTED.clear()
+    variance.fit(records)
+    pairs.fit(records)
+    return intervals.Resampler()
+
+
+def test_a_pairs_ratio_reads_its_duets():
+    widths, plain, held, centred = [], [], 0, 0
+    trials = 80
+    for seed in range(trials):
+        members = family(seed)
+        drawn = fitted(members)
+        low, high = intervals.bounds(drawn.ratio(members[1], members[0]))
+        widths.append(high / low)
+        held += low <= TRUE <= high
+        centred += low <= intervals.ratio_point(members[1],
+                                                members[0]) <= high
+        unmarked = family(seed, marked=False)
+        drawn = fitted(unmarked)
+        low, high = intervals.bounds(drawn.ratio(unmarked[1], unmarked[0]))
+        plain.append(high / low)
+    # The pairs' ratio varies by ~3% per duet, a process apart by 15%.
+    assert numpy.median(numpy.log(widths)) < 0.5 * numpy.median(
+        numpy.log(plain))
+    assert 0.85 * trials <= held <= 0.995 * trials
+    assert centred == trials
+
+
+def test_the_ratio_reads_the_same_either_way_round():
+    members = family(1)
+    drawn = fitted(members)
+    one = intervals.bounds(drawn.ratio(members[1], members[0]))
+    other = intervals.bounds(drawn.ratio(members[0], members[1]))
+    assert one[0] == pytest.approx(1 / other[1])
+    assert intervals.ratio_point(members[1], members[0]) == pytest.approx(
+        1 / intervals.ratio_point(members[0], members[1]))
+
+
+def test_fewer_duets_than_it_takes_draw_from_the_means():
+    members = family(2, duets=pairs.MIN_PAIRED - 1)
+    drawn = fitted(members)
+    assert pairs.spread(members[1], members[0]) is None
+    assert numpy.allclose(drawn.ratio(members[1], members[0]),
+                          drawn.means(members[1]) / drawn.means(members[0]))
+    assert intervals.ratio_point(members[1], members[0]) == (
+        members[1].mean / members[0].mean)
+
+
+def test_a_duet_needs_both_sides_naming_each_other():
+    members = family(3, count=1)
+    a, b = members
+    # b's runs name someone else: no duet of the two is left.
+    lost = Record(b.name, b.dims, mean=b.mean, stdev=b.stdev,
+                  values=b.values, run_values=b.run_values,
+                  run_blocks=b.run_blocks,
+                  run_partners=(None,) + ("other",) * 3)
+    assert pairs.duets_of([a, b]) and not pairs.duets_of([a, lost])
+
+
+def test_pairs_at_another_concurrency_lend_no_spread():
+    # Pairs at 2 threads vary by 30% per duet, at 1 thread by 1%.
+    quiet = family(4, noise=0.01, count=4, prefix="q")
+    loud = family(5, noise=0.3, count=4, concurrency=2, prefix="l")
+    fitted(quiet + loud)
+    calm = pairs.spread(quiet[1], quiet[0])[0]
+    wild = pairs.spread(loud[1], loud[0])[0]
+    assert calm.variance * 50 < wild.variance
