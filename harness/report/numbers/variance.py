@@ -112,6 +112,9 @@ OWN_QUANTILE = 0.999
 # other duets add to; one stays with its processes apart, its shift
 # still cancelling with its partner's.
 MIN_DUETS = 2
+# ... and where its family's moderation leaves the class this many degrees
+# of freedom or more.
+MIN_CLASS_DF = 1.0
 # A slope needs this many degrees of freedom (processes less benchmarks,
 # less one) among a family's processes with probes: from fewer, its error
 # (drawn into every mean by its lever) costs more than the probe saves
@@ -305,32 +308,20 @@ def fit_family(key, records, split=lambda record: False):
                  for y, mu, bl in zip(ys, mus, blocks)]
     beside = _beside(records, blocks)
     duets = _duets(records, blocks, shifts, beside)
-    kept = _kept_apart(blocks, duets, shifts, slopes)
-    own, own_duet, classes = [], [], []
-    for record, r, in_duet, bl in zip(records, residuals, duets, blocks):
-        groups = [g for g in record.run_values if len(g)]
-        apart, duet = _classes(r, in_duet)
-        classes.append((apart, duet))
-        df = (len(apart) - 1) * kept
-        own.append((max(float(apart @ apart) / df, scatter(
-            [g for g, d in zip(groups, in_duet) if not d]))
-            if df > 0 else None, df))
-        # A duet's shift takes one of its two processes' two df.
-        df = (len(duet) - 1) / 2.0
-        own_duet.append((max(float(duet @ duet) / df, paired_scatter([
-            (groups[k], beside[(id(record), block)])
-            for k, block in enumerate(bl) if in_duet[k]]))
-            if df > 0 else None, df))
-    # Processes of duets differ by the machine's phases, which their pairs
-    # cancel: their record's split (#) says nothing of its spread.
-    apart_split = dict((id(record), split(record) and not in_duet.any())
-                       for record, in_duet in zip(records, duets))
-
-    def split_apart(record):
-        return apart_split[id(record)]
-    moderated = _moderate(records, own, [c[0] for c in classes], split_apart)
-    moderated_duet = _moderate(records, own_duet, [c[1] for c in classes],
-                               split_apart)
+    moderated, moderated_duet = _class_spreads(
+        records, residuals, duets, blocks, beside, shifts, slopes, split)
+    # A duet class its family cannot lend a degree of freedom to (two
+    # duets, no prior) would draw t at half of one: its processes join
+    # the record's others, their shifts still cancelling.
+    folded = [i for i, class_spread in enumerate(moderated_duet)
+              if duets[i].any() and (class_spread is None
+                                     or class_spread[1] < MIN_CLASS_DF)]
+    if folded:
+        for index in folded:
+            duets[index] = numpy.zeros(len(duets[index]), dtype=bool)
+        moderated, moderated_duet = _class_spreads(
+            records, residuals, duets, blocks, beside, shifts, slopes,
+            split)
     shift_sd, shift_df = 0.0, 0
     if len(shifts) >= 2:
         shift_sd = float(numpy.std(list(shifts.values()), ddof=1))
@@ -361,6 +352,38 @@ def fit_family(key, records, split=lambda record: False):
             duet_variance=duet[0] if duet else 0.0,
             duet_df=duet[1] if duet else math.inf, duets=in_duet, **state))
     return found
+
+
+def _class_spreads(records, residuals, duets, blocks, beside, shifts,
+                   slopes, split):
+    """Each record's moderated (variance, df, pooled) of its processes
+    apart and of those in duets (``duets``: which), or None."""
+    kept = _kept_apart(blocks, duets, shifts, slopes)
+    own, own_duet, classes = [], [], []
+    for record, r, in_duet, bl in zip(records, residuals, duets, blocks):
+        groups = [g for g in record.run_values if len(g)]
+        apart, duet = _classes(r, in_duet)
+        classes.append((apart, duet))
+        df = (len(apart) - 1) * kept
+        own.append((max(float(apart @ apart) / df, scatter(
+            [g for g, d in zip(groups, in_duet) if not d]))
+            if df > 0 else None, df))
+        # A duet's shift takes one of its two processes' two df.
+        df = (len(duet) - 1) / 2.0
+        own_duet.append((max(float(duet @ duet) / df, paired_scatter([
+            (groups[k], beside[(id(record), block)])
+            for k, block in enumerate(bl) if in_duet[k]]))
+            if df > 0 else None, df))
+    # Processes of duets differ by the machine's phases, which their pairs
+    # cancel: their record's split (#) says nothing of its spread.
+    apart_split = dict((id(record), split(record) and not in_duet.any())
+                       for record, in_duet in zip(records, duets))
+
+    def split_apart(record):
+        return apart_split[id(record)]
+    return (_moderate(records, own, [c[0] for c in classes], split_apart),
+            _moderate(records, own_duet, [c[1] for c in classes],
+                      split_apart))
 
 
 def precision_weights(groups, in_duet, apart, duet):
