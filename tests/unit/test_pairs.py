@@ -124,3 +124,18 @@ def test_pairs_at_another_concurrency_lend_no_spread():
     calm = pairs.spread(quiet[1], quiet[0])[0]
     wild = pairs.spread(loud[1], loud[0])[0]
     assert calm.variance * 50 < wild.variance
+
+
+def test_a_pair_its_family_cannot_lend_a_degree_of_freedom_reads_its_means():
+    # Two pairs at 1 thread, two duets each: one degree of freedom apiece
+    # and no prior (three pairs give one), so t would stretch by 12.7.
+    members = family(6, duets=2, count=2)
+    drawn = fitted(members)
+    assert pairs.spread(members[1], members[0]) is None
+    assert numpy.allclose(drawn.ratio(members[1], members[0]),
+                          drawn.means(members[1]) / drawn.means(members[0]))
+    # A third pair lends the prior its degrees of freedom.
+    members = family(6, duets=2, count=3)
+    fitted(members)
+    found = pairs.spread(members[1], members[0])
+    assert found is not None and found[0].df >= pairs.MIN_DF

@@ -25,7 +25,10 @@ Reasonable Time", 2013: variation enters at every level of repetition):
   benchmarks measured side by side cancels it, as Abedi and Brecht's
   interleaved trials and duet benchmarking ask.  Its spread is the
   family's blocks' (an inverse chi-square draw of its scale, for the few
-  blocks it comes from).
+  blocks it comes from), a duet's block's its family's duets';
+- a ratio of two benchmarks measured together in duets is drawn from
+  their duets' log ratios (gilbench.report.numbers.pairs;
+  Resampler.ratio).
 
 A draw is the mean (at its family's fastest machine state, as the
 variance's probe slope moved it) times exp(t x the mean's standard
@@ -210,19 +213,23 @@ def shift(identity, sd):
     return numpy.random.default_rng(seed).normal(0.0, sd, RESAMPLES)
 
 
-def block_shift(spread, block):
+def block_shift(spread, block, duet=False):
     """The draws of ``block``'s shift in the family of ``spread``: a
-    standard normal per block, times the family's shift spread, times
-    one inverse chi-square scale per family (its spread comes from
-    shift_df degrees of freedom)."""
-    key = (spread.family, spread.shift_sd, spread.shift_df)
+    standard normal per block, times the family's shift spread (its
+    duets' where the block is a ``duet``'s), times one inverse chi-square
+    scale per family (its spread comes from that many degrees of
+    freedom)."""
+    sd, df = ((spread.duet_shift_sd, spread.duet_shift_df) if duet
+              else (spread.shift_sd, spread.shift_df))
+    if not sd > 0:
+        return numpy.zeros(RESAMPLES)
+    key = (spread.family, sd, df)
     scale = _SCALES.get(key)
     if scale is None:
         generator = numpy.random.default_rng(
             zlib.crc32(repr(key).encode()))
-        scale = _SCALES[key] = spread.shift_sd * numpy.sqrt(
-            spread.shift_df / generator.chisquare(spread.shift_df,
-                                                  RESAMPLES))
+        scale = _SCALES[key] = sd * numpy.sqrt(
+            df / generator.chisquare(df, RESAMPLES))
     return scale * shared_unit((spread.family, block))
 
 
@@ -332,10 +339,11 @@ def _drawn_means(generator, mean, spread, widen=1.0):
     # any larger number, and a shift clipped alike still cancels.
     own = numpy.clip(own, -30.0, 30.0)
     shifts = numpy.zeros(RESAMPLES)
-    if spread.shift_sd > 0:
-        for weight, block in zip(spread.weights, spread.blocks):
+    if spread.shift_sd > 0 or spread.duet_shift_sd > 0:
+        marks = spread.duet_blocks or (False,) * len(spread.blocks)
+        for weight, block, duet in zip(spread.weights, spread.blocks, marks):
             if block is not None:
-                shifts = shifts + weight * block_shift(spread, block)
+                shifts = shifts + weight * block_shift(spread, block, duet)
     if spread.slope_se > 0 and spread.lever:
         # The probe's slope is an estimate: its error moves every
         # benchmark of its family by its own lever.

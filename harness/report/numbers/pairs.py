@@ -20,9 +20,8 @@ those duets alone (a paired design: Bulej et al., "Duet Benchmarking",
   moderation_prior) by the family's other pairs at the same
   concurrency (the larger of the two's): a pair at 2 threads contending
   for the GIL varies by a factor where two 1-thread calls vary by
-  percents.  With fewer than three pairs at its concurrency, by all the
-  family's pairs; where that still leaves fewer than MIN_DF degrees of
-  freedom, the ratio is its two means' as below;
+  percents; where that leaves it fewer than MIN_DF degrees of freedom,
+  the ratio is its two means' as below;
 - the interval draws it from Student's t with the moderated degrees of
   freedom (gilbench.report.numbers.intervals, Resampler.ratio), widened
   for the pair's decision looks as a mean's draws are.
@@ -45,9 +44,10 @@ from gilbench.report.numbers import variance
 # A pair's ratio is read from its duets from this many: two give one
 # degree of freedom, which the family's other pairs add to.
 MIN_PAIRED = 2
-# ... and where that leaves it this many degrees of freedom or more: at
-# one, Student's t's 97.5% point is 12.7 (4.3 at two), and its two
-# means, each moderated by the whole family's, tell the ratio better.
+# ... where that leaves it this many degrees of freedom or more: at one
+# (two duets, fewer than three pairs at its concurrency to lend it
+# theirs) Student's t's 97.5% point is 12.7, and its two means, each
+# moderated by its family's processes apart, tell the ratio better.
 MIN_DF = 2
 
 
@@ -160,16 +160,15 @@ def _fit_family(records):
         key = max(by_name[name].concurrency for name in pair)
         by_concurrency.setdefault(key, []).append(pair)
     found = {}
-    everyone = _prior(own, list(pairs))
     for members in by_concurrency.values():
-        prior = _prior(own, members) or everyone
+        prior = _prior(own, members)
         for pair in members:
             centre, variance_, df = own[pair]
             moderated, moderated_df, pooled = (
                 variance.moderated(variance_, df, prior) if prior
                 else (variance_, df, False))
             if moderated_df < MIN_DF:
-                continue  # its means' spread tells it better
+                continue  # its two means, moderated, tell it better
             first, second = (variance.identity(by_name[name])
                              for name in pair)
             found[frozenset((first, second))] = PairSpread(

@@ -160,6 +160,12 @@ class Spread:
     duet_variance: float = 0.0
     duet_df: float = math.inf
     duets: tuple = ()
+    # A duet's block's shift (a process's machine state, not a pass's)
+    # has its own spread: ``duet_shift_sd`` with ``duet_shift_df``;
+    # ``duet_blocks`` says which of its processes' blocks are duets'.
+    duet_shift_sd: float = 0.0
+    duet_shift_df: int = 0
+    duet_blocks: tuple = ()
 
     def _weights_squared(self, in_duet):
         marks = self.duets or (False,) * len(self.weights)
@@ -322,10 +328,14 @@ def fit_family(key, records, split=lambda record: False):
         moderated, moderated_duet = _class_spreads(
             records, residuals, duets, blocks, beside, shifts, slopes,
             split)
-    shift_sd, shift_df = 0.0, 0
-    if len(shifts) >= 2:
-        shift_sd = float(numpy.std(list(shifts.values()), ddof=1))
-        shift_df = len(shifts) - 1
+    # A duet's block holds one process of two benchmarks, a family-wide
+    # block one of each: their shifts vary by a process's machine state
+    # and by a pass's, each its own spread.
+    paired_blocks = _duet_blocks(records, blocks, beside)
+    shift_sd, shift_df = _spread_of_shifts(
+        [v for b, v in shifts.items() if b not in paired_blocks])
+    duet_shift_sd, duet_shift_df = _spread_of_shifts(
+        [v for b, v in shifts.items() if b in paired_blocks])
     found = []
     for index, (record, bl) in enumerate(zip(records, blocks)):
         groups = [g for g in record.run_values if len(g)]
@@ -350,8 +360,29 @@ def fit_family(key, records, split=lambda record: False):
             combined, shared, key, shift_sd, shift_df,
             pooled=bool((apart or duet)[2]),
             duet_variance=duet[0] if duet else 0.0,
-            duet_df=duet[1] if duet else math.inf, duets=in_duet, **state))
+            duet_df=duet[1] if duet else math.inf, duets=in_duet,
+            duet_shift_sd=duet_shift_sd, duet_shift_df=duet_shift_df,
+            duet_blocks=tuple(b in paired_blocks for b in bl), **state))
     return found
+
+
+def _duet_blocks(records, blocks, beside):
+    """The blocks of ``blocks`` that hold a duet: two processes naming
+    each other's benchmark (``beside``: _beside's)."""
+    found = set()
+    for record, bl in zip(records, blocks):
+        partners = tuple(record.run_partners or ()) + (None,) * len(bl)
+        found.update(block for block, partner in zip(bl, partners)
+                     if partner is not None and (id(record), block) in beside)
+    return found
+
+
+def _spread_of_shifts(values):
+    """(standard deviation, degrees of freedom) of block shifts ``values``;
+    (0.0, 0) from fewer than two."""
+    if len(values) < 2:
+        return 0.0, 0
+    return float(numpy.std(values, ddof=1)), len(values) - 1
 
 
 def _class_spreads(records, residuals, duets, blocks, beside, shifts,
