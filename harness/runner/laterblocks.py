@@ -71,14 +71,13 @@ def _pairs(store, wanted, judge):
     """The pairs an answer divides (as the judge names them after the
     first block; _twos), in the registry's order, where duets are
     measured: a benchmark may be in several."""
-    indexes = sorted(wanted)
-    steps = [rounds.Step(index, 1, wanted[index].values,
-                         _priced(store, index, wanted[index].values),
-                         rounds.SPREAD, 0.0) for index in indexes]
     verdict = (judge(store.snapshot()) if judge is not None and store.duets
                else None)
     if verdict is None:
         return []
+    steps = [rounds.Step(index, 1, wanted[index].values,
+                         _priced(store, index, wanted[index].values),
+                         rounds.SPREAD, 0.0) for index in sorted(wanted)]
     by_name = dict((store.benchmarks[s.index].name, s) for s in steps)
     chosen, seen = [], set()
     for names in verdict.partners:

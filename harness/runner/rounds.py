@@ -313,8 +313,7 @@ def _paired(store, steps, answers):
     def bench(step):
         return store.benchmarks[step.index]
 
-    free = dict((bench(s).name, s) for s in steps
-                if revisions.path_of(bench(s).params) is None)
+    free = dict((bench(s).name, s) for s in steps)
     units = []
     for names in sorted(answers, key=len):
         pair = [free.get(name) for name in names]

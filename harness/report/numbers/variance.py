@@ -313,7 +313,8 @@ def fit_family(key, records, split=lambda record: False):
     residuals = [y - mu - [shifts.get(b, 0.0) for b in bl]
                  for y, mu, bl in zip(ys, mus, blocks)]
     beside = _beside(records, blocks)
-    duets = _duets(records, blocks, shifts, beside)
+    in_duets = _in_duets(records, blocks, beside)
+    duets = _duets(records, blocks, shifts, in_duets)
     moderated, moderated_duet = _class_spreads(
         records, residuals, duets, blocks, beside, shifts, slopes, split)
     # A duet class its family cannot lend a degree of freedom to (two
@@ -331,7 +332,7 @@ def fit_family(key, records, split=lambda record: False):
     # A duet's block holds one process of two benchmarks, a family-wide
     # block one of each: their shifts vary by a process's machine state
     # and by a pass's, each its own spread.
-    paired_blocks = _duet_blocks(records, blocks, beside)
+    paired_blocks = set(block for _, block in in_duets)
     shift_sd, shift_df = _spread_of_shifts(
         [v for b, v in shifts.items() if b not in paired_blocks])
     duet_shift_sd, duet_shift_df = _spread_of_shifts(
@@ -366,13 +367,15 @@ def fit_family(key, records, split=lambda record: False):
     return found
 
 
-def _duet_blocks(records, blocks, beside):
-    """The blocks of ``blocks`` that hold a duet: two processes naming
-    each other's benchmark (``beside``: _beside's)."""
+def _in_duets(records, blocks, beside):
+    """{(id of a record, a block)} of the processes that were one of a
+    duet's two (gilbench.measure.duet): naming a partner, in a block
+    that holds two (``beside``: _beside's)."""
     found = set()
     for record, bl in zip(records, blocks):
         partners = tuple(record.run_partners or ()) + (None,) * len(bl)
-        found.update(block for block, partner in zip(bl, partners)
+        found.update((id(record), block)
+                     for block, partner in zip(bl, partners)
                      if partner is not None and (id(record), block) in beside)
     return found
 
@@ -436,19 +439,16 @@ def precision_weights(groups, in_duet, apart, duet):
             math.log(float(combined @ means) / float(plain @ means)))
 
 
-def _duets(records, blocks, shifts, beside):
+def _duets(records, blocks, shifts, in_duets):
     """Per record, a bool array: which of its processes were one of a
-    duet's two (gilbench.measure.duet) whose block holds both, in this
-    family (``beside``: _beside's), with a shift of its own -- where it
-    has MIN_DUETS of them; fewer are its other processes' class (each
-    class spends a degree of freedom on its own mean)."""
+    duet's two in this family (``in_duets``: _in_duets's), with a shift
+    of its own -- where it has MIN_DUETS of them; fewer are its other
+    processes' class (each class spends a degree of freedom on its own
+    mean)."""
     found = []
     for record, bl in zip(records, blocks):
-        partners = tuple(record.run_partners or ()) + (None,) * len(bl)
-        marks = numpy.array([
-            partner is not None and block in shifts
-            and (id(record), block) in beside
-            for partner, block in zip(partners, bl)], dtype=bool)
+        marks = numpy.array([block in shifts and (id(record), block)
+                             in in_duets for block in bl], dtype=bool)
         found.append(marks if marks.sum() >= MIN_DUETS
                      else numpy.zeros(len(bl), dtype=bool))
     return found
