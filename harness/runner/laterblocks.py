@@ -3,10 +3,10 @@
 The first block (gilbench.runner.run) measures one worker process of
 every benchmark, each calibrating its loops; block k of the later ones
 holds one more worker process of each, alone, in the registry's order.
-What the machine does between two programs seconds apart varies a
-process's mean by 10-20% on a shared host, where two partners' values
-alternating in one process (gilbench.measure.duet) vary their ratio by a
-few percent (docs/reading.rst, "Duets").  So under the adaptive design,
+What the machine does between two programs seconds apart moves a
+process's mean by far more on a shared host than two partners' values
+alternating in one process (gilbench.measure.duet) move their ratio
+(docs/reading.rst, "Duets", gives the figures).  So under the adaptive design,
 each pass also measures every pair of partners as a duet, a block of its
 own, DUET_PASSES times in all: the two an answer divides, decided or
 not, as the judge names them after the first block, or each two of one

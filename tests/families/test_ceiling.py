@@ -203,9 +203,8 @@ def test_every_count_the_gil_family_uses():
 def quick_run(tmp_path_factory):
     output = tmp_path_factory.mktemp("ceiling") / "ceiling.json"
     # A first look's shape with calibrated loops, not MINIMAL_PYPERF's
-    # one process of one loop: a value of one 50 us spin is noise, and
-    # from one process apart and two duets of it the speedups read "too
-    # noisy to tell".
+    # one process of one loop: a value of one spin is noise, and one
+    # process apart beside two duets of it cannot tell a speedup.
     result = run_harness("run", "--case", "ceiling.*", "--quick", "-o",
                          output, "-p", "2", "-n", "2", "-w", "0",
                          timeout=300)

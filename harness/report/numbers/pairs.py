@@ -5,8 +5,8 @@ A duet (gilbench.measure.duet) is one worker process holding two
 benchmarks, their values alternating, each run naming the other.  What
 the machine did while it ran is in both, so the log of its ratio, d_k =
 log mean(A's values) - log mean(B's values), varies by the pair's own
-noise only: a few percent where whole processes apart vary by 10-20% on
-a shared host (docs/reading.rst, "Duets").  Where two benchmarks of one
+noise only, far less than whole processes apart vary on a shared host
+(docs/reading.rst, "Duets", gives the figures).  Where two benchmarks of one
 file were measured in MIN_PAIRED duets or more, their ratio is read from
 those duets alone (a paired design: Bulej et al., "Duet Benchmarking",
 2020):
