@@ -36,8 +36,10 @@ def family(seed, duets=3, phase=0.15, noise=0.02, apart_noise=0.15,
     block (the machine's phase each process's own, ``apart_noise``), then
     ``duets`` duets per pair, whose two share their phase (``phase``)
     and keep their own ``noise``; ``marked``: the duets' runs name their
-    partner."""
+    partner; ``concurrency``: both sides', or (first's, second's)."""
     generator = numpy.random.default_rng(seed)
+    sides = (concurrency if isinstance(concurrency, tuple)
+             else (concurrency, concurrency))
     found = []
     for pair in range(count):
         names = ["%s%d.a" % (prefix, pair), "%s%d.b" % (prefix, pair)]
@@ -51,7 +53,8 @@ def family(seed, duets=3, phase=0.15, noise=0.02, apart_noise=0.15,
                         for shift in phases])
             partner = names[1 - side] if marked else None
             found.append(_record(name, means, blocks,
-                                 (None,) + (partner,) * duets, concurrency))
+                                 (None,) + (partner,) * duets,
+                                 sides[side]))
     return found
 
 
@@ -120,6 +123,17 @@ def test_pairs_at_another_concurrency_lend_no_spread():
     # Pairs at 2 threads vary by 30% per duet, at 1 thread by 1%.
     quiet = family(4, noise=0.01, count=4, prefix="q")
     loud = family(5, noise=0.3, count=4, concurrency=2, prefix="l")
+    fitted(quiet + loud)
+    calm = pairs.spread(quiet[1], quiet[0])[0]
+    wild = pairs.spread(loud[1], loud[0])[0]
+    assert calm.variance * 50 < wild.variance
+
+
+def test_a_speedups_pairs_lend_no_spread_to_a_ratios_at_one_count():
+    # Two cases at 2 threads each vary by 1% per duet; one case at 1
+    # thread against itself at 2 (a speedup) by 30%.
+    quiet = family(7, noise=0.01, count=4, concurrency=2, prefix="q")
+    loud = family(8, noise=0.3, count=4, concurrency=(1, 2), prefix="l")
     fitted(quiet + loud)
     calm = pairs.spread(quiet[1], quiet[0])[0]
     wild = pairs.spread(loud[1], loud[0])[0]

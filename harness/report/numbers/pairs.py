@@ -17,11 +17,13 @@ those duets alone (a paired design: Bulej et al., "Duet Benchmarking",
   values' log ratios within each duet gives (two duets agree by chance);
 - from two or three duets that is rough, so it is moderated as limma
   does (Smyth 2004; gilbench.report.numbers.variance's
-  moderation_prior) by the family's other pairs at the same
-  concurrency (the larger of the two's): a pair at 2 threads contending
-  for the GIL varies by a factor where two 1-thread calls vary by
-  percents; where that leaves it fewer than MIN_DF degrees of freedom,
-  the ratio is its two means' as below;
+  moderation_prior) by the family's other pairs of its shape, the
+  concurrencies of its two sides: a pair at 2 threads contending for the
+  GIL varies by a factor where two 1-thread calls vary by percents, and
+  a case at 1 thread against itself at 2 (a speedup) by more than two
+  cases both at 2 (a ratio), which share how the threads interleave;
+  where that leaves it fewer than MIN_DF degrees of freedom, the ratio
+  is its two means' as below;
 - the interval draws it from Student's t with the moderated degrees of
   freedom (gilbench.report.numbers.intervals, Resampler.ratio), widened
   for the pair's decision looks as a mean's draws are.
@@ -45,7 +47,7 @@ from gilbench.report.numbers import variance
 # degree of freedom, which the family's other pairs add to.
 MIN_PAIRED = 2
 # ... where that leaves it this many degrees of freedom or more: at one
-# (two duets, fewer than three pairs at its concurrency to lend it
+# (two duets, fewer than three pairs of its shape to lend it
 # theirs) Student's t's 97.5% point is 12.7, and its two means, each
 # moderated by its family's processes apart, tell the ratio better.
 MIN_DF = 2
@@ -155,12 +157,12 @@ def _fit_family(records):
                  if len(duets) >= MIN_PAIRED
                  and all(v > 0 for a, b in duets for v in a + b))
     own = dict((pair, _own(duets)) for pair, duets in pairs.items())
-    by_concurrency = {}
+    by_shape = {}
     for pair in pairs:
-        key = max(by_name[name].concurrency for name in pair)
-        by_concurrency.setdefault(key, []).append(pair)
+        key = tuple(sorted(by_name[name].concurrency for name in pair))
+        by_shape.setdefault(key, []).append(pair)
     found = {}
-    for members in by_concurrency.values():
+    for members in by_shape.values():
         prior = _prior(own, members)
         for pair in members:
             centre, variance_, df = own[pair]
