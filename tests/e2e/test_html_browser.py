@@ -473,7 +473,7 @@ def test_the_main_jobs_findings_at_a_glance(browser, main_job_report):
     assert facts["onScreen"] >= GLANCE_ROWS, facts["onScreen"]
     assert facts["clipped"] == [] and facts["wrapped"] == []
     # The widest answer among them: a ratio below a tenth, three digits
-    # (its twin's means at the fastest machine state, so not exactly 1/50).
+    # (its twin's means at the median machine state, so not exactly 1/50).
     assert any(re.match(r"0\.0\d\d\dx", text) for text in facts["texts"]), \
         facts["texts"]
     # A best-of's winner is a letter its question names.

@@ -403,7 +403,7 @@ def load_results(paths):
                            for record in result.records)
     _fit_all(results)
     for result in results:
-        result.records = [variance.at_fastest_state(r)
+        result.records = [variance.at_median_state(r)
                           for r in result.records]
     return sorted(results, key=lambda r: (r.version_key, r.interpreter))
 

@@ -30,7 +30,7 @@ Reasonable Time", 2013: variation enters at every level of repetition):
   their duets' log ratios (gilbench.report.numbers.pairs;
   Resampler.ratio).
 
-A draw is the mean (at its family's fastest machine state, as the
+A draw is the mean (at its family's median machine state, as the
 variance's probe slope moved it) times exp(t x the mean's standard
 deviation + the shifts), on the log scale (times and rates are positive
 and vary by factors); a recorded figure that can be 0 or negative draws
@@ -111,8 +111,8 @@ class Resampler:
             seed = zlib.crc32(repr(identity).encode())
             widen = (looks_factor(record.decision_looks)
                      if self.correct_looks else 1.0)
-            # At its family's fastest machine state, as the record's mean
-            # is (variance.at_fastest_state).
+            # At its family's median machine state, as the record's mean
+            # is (variance.at_median_state).
             mean = float(numpy.mean([v for g in groups for v in g])) * (
                 math.exp(spread.adjustment))
             found = self._means[identity] = _drawn_means(

@@ -48,13 +48,16 @@ it (docs/reading.rst, "Intervals").  Per family, the common slope of process
 log means on their log probes (within each benchmark, numpy.linalg.
 lstsq: an analysis of covariance) says how much of a probe's swing the
 benchmarks follow.  Each process's log mean is moved by that slope to
-the family's fastest probe -- the machine unhindered, which stays put
-from run to run where the median state does not -- and each benchmark's
-mean with it (:func:`at_fastest_state`).  One slope for the family, not
-one per concurrency: a speedup's two sides then move by the same slope,
-and its error cancels between them.  The slope's standard error goes
-into the draws, shared by the family's benchmarks, each by how far its
-probes lay from the fastest.
+the family's median probe, and each benchmark's mean with it
+(:func:`at_median_state`): the analysis of covariance's own choice,
+where the slope's error moves a mean least.  (Moved to the fastest
+probe instead, a slope that changes from run to run -- 0.44 to 1.27 for
+the lock family on 3.11 -- moved a whole family's means by 20-50%, and
+its means held re-runs 74% of the time: docs/reading.rst.)  One slope
+for the family, not one per concurrency: a speedup's two sides then move
+by the same slope, and its error cancels between them.  The slope's
+standard error goes into the draws, shared by the family's benchmarks,
+each by how far its probes lay from the median.
 The slope costs its degree of freedom; a family whose probes do not
 move, or a file without probes, keeps its means as measured.
 
@@ -143,7 +146,7 @@ class Spread:
     shift_df: int = 0
     pooled: bool = False
     logged: bool = True
-    # The log factor that moves the mean to its family's fastest machine
+    # The log factor that moves the mean to its family's median machine
     # state (the probe's slope; 0: as measured) -- and, where some of its
     # processes were in duets, to their precision-weighted mean -- how far
     # the processes' probes lay from that state on average (log), and the
@@ -264,8 +267,8 @@ def weights(groups):
     return tuple(len(g) / total for g in groups)
 
 
-def at_fastest_state(record):
-    """``record`` with its mean at its family's fastest machine state (as
+def at_median_state(record):
+    """``record`` with its mean at its family's median machine state (as
     the fit moved it; unchanged where it did not)."""
     found = _FITTED.get(identity(record))
     if found is None or not found.adjustment or record.mean is None:
@@ -306,7 +309,7 @@ def fit_family(key, records, split=lambda record: False):
         named = tuple(record.run_blocks or ()) + (None,) * len(groups)
         blocks.append(tuple(b if b is not None else ("own", index, k)
                             for k, b in enumerate(named[:len(groups)])))
-    ys, states, slopes = _at_fastest_state(records, ys)
+    ys, states, slopes = _at_median_state(records, ys)
     shifts = _shifts(ys, blocks)
     mus = [numpy.mean(y - [shifts.get(b, 0.0) for b in bl])
            for y, bl in zip(ys, blocks)]
@@ -548,8 +551,8 @@ def probe_logs(record, count):
                         else numpy.nan for p in probes[:count]])
 
 
-def _at_fastest_state(records, ys):
-    """(each record's log process means moved to the family's fastest
+def _at_median_state(records, ys):
+    """(each record's log process means moved to the family's median
     probe, each record's Spread fields that say how, how many slopes were
     fitted: 1 or 0); see the module's doc."""
     probes = [probe_logs(record, len(y)) for record, y in zip(records, ys)]
@@ -558,14 +561,14 @@ def _at_fastest_state(records, ys):
     if found is None:
         return ys, states, 0
     slope, slope_se = found
-    fastest = float(numpy.nanmin(numpy.concatenate(probes)))
+    median = float(numpy.nanmedian(numpy.concatenate(probes)))
     moved = []
     for record, y, p, state in zip(records, ys, probes, states):
-        off = numpy.nan_to_num(p - fastest, nan=0.0)
+        off = numpy.nan_to_num(p - median, nan=0.0)
         factors = numpy.exp(-slope * off)
         moved.append(y + numpy.log(factors))
         # Each process's values scaled by its own factor: the mean of all
-        # values as if all were measured at the fastest state.
+        # values as if all were measured at the median state.
         weight = numpy.asarray(weights(record.run_values))
         share = weight * numpy.exp(y)
         state.update(
