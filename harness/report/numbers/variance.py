@@ -50,10 +50,9 @@ lstsq: an analysis of covariance) says how much of a probe's swing the
 benchmarks follow.  Each process's log mean is moved by that slope to
 the family's median probe, and each benchmark's mean with it
 (:func:`at_median_state`): the analysis of covariance's own choice,
-where the slope's error moves a mean least.  (Moved to the fastest
-probe instead, a slope that changes from run to run -- 0.44 to 1.27 for
-the lock family on 3.11 -- moved a whole family's means by 20-50%, and
-its means held re-runs 74% of the time: docs/reading.rst.)  One slope
+where the slope's error moves a mean least (carried to the fastest
+probe, a slope that changes from run to run moved whole families'
+means between A/A runs: docs/reading.rst gives the figures).  One slope
 for the family, not one per concurrency: a speedup's two sides then move
 by the same slope, and its error cancels between them.  The slope's
 standard error goes into the draws, shared by the family's benchmarks,
