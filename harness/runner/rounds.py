@@ -313,15 +313,15 @@ def _paired(store, steps, answers):
     def bench(step):
         return store.benchmarks[step.index]
 
-    free = dict((bench(s).name, s) for s in steps)
+    unpaired = dict((bench(s).name, s) for s in steps)
     units = []
     for names in sorted(answers, key=len):
-        pair = [free.get(name) for name in names]
+        pair = [unpaired.get(name) for name in names]
         if len(pair) == 2 and None not in pair and may_share(store, *pair):
             units.append(blocks.shuffled(pair))
             for name in names:
-                del free[name]
-    rest = sorted(free.values(), key=lambda s: s.index)
+                del unpaired[name]
+    rest = sorted(unpaired.values(), key=lambda s: s.index)
     while rest:
         step = rest.pop(0)
         mate = next((s for s in rest
@@ -332,8 +332,7 @@ def _paired(store, steps, answers):
             units.append(blocks.shuffled([step, mate]))
         else:
             units.append([step])
-    return units + [[s] for s in steps
-                    if not any(s in unit for unit in units)]
+    return units
 
 
 def may_share(store, one, other):

@@ -23,6 +23,15 @@ def runs(path):
         for bench in pyperf.BenchmarkSuite.load(str(path)).get_benchmarks())
 
 
+def _last_at_each_count(calibration):
+    """(loop count, seconds of its last call) for each count the
+    calibration timed: a call that reached the minimum time by stalling
+    is timed again at its count (loopcalibration.STALL_JUMP), and the
+    doubling goes on from that second call."""
+    return dict((count, count * value)
+                for count, value in calibration.warmups).items()
+
+
 def test_the_master_calibrates_by_doubling_as_pyperf_does(tmp_path):
     output = tmp_path / "out.json"
     made = run_harness("run", "-o", output, *SMALL)
@@ -37,13 +46,11 @@ def test_the_master_calibrates_by_doubling_as_pyperf_does(tmp_path):
         assert sorted(set(counts)) == [2 ** i for i in
                                        range(len(set(counts)))]
         assert counts == sorted(counts) and counts[-1] == loops
-        # Only calls at the last count reached --min-time (1 ms); a call
-        # that reached it by stalling was timed again at its count, and
-        # that second timing is the one the doubling went on from.
+        # Only calls at the last count reached --min-time (1 ms).
         seconds = [count * value for count, value in calibration.warmups]
         assert seconds[-1] >= 0.001
-        last_at = dict(zip(counts, seconds))
-        assert all(s < 0.001 for c, s in last_at.items() if c < loops)
+        assert all(s < 0.001 for c, s in _last_at_each_count(calibration)
+                   if c < loops)
         # What the case records at set-up reached the calibration run.
         assert "cpu_utilisation" in calibration.get_metadata()
         assert bench.get_metadata()["family"] == "gil"
@@ -65,10 +72,8 @@ def test_the_first_look_scales_its_loops_to_the_minimum_time(tmp_path):
     assert counts[:len(doubled)] == doubled
     assert seconds[-1] >= 0.02
     assert counts[-1] == calibration.get_metadata()["calibrate_loops"]
-    # Each count's last call fell short, but the final one's (a stalled
-    # call is timed again at its count).
-    last_at = dict(zip(counts, seconds))
-    assert all(s < 0.02 for c, s in last_at.items() if c != counts[-1])
+    assert all(s < 0.02 for c, s in _last_at_each_count(calibration)
+               if c != counts[-1])
 
 
 def test_loops_are_reused_and_calibration_is_skipped(tmp_path):

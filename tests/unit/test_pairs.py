@@ -133,8 +133,8 @@ def test_a_speedups_pairs_lend_no_spread_to_a_ratios_at_one_count():
     # Two cases at 2 threads vary by 2% per duet; a case at 1 thread
     # against itself at 2 (a speedup) by 10%.  From two duets a pair,
     # limma's moments cannot tell the two apart (most seeds give an
-    # infinite d0), so pooled by the larger concurrency every pair took
-    # one spread: 5 of these 20 seeds kept them 5x apart.
+    # infinite d0): pooled by the larger concurrency, every pair takes
+    # one spread.
     apart = 0
     for seed in range(20):
         quiet = family(7 + 2 * seed, duets=2, noise=0.02, concurrency=2,
@@ -146,7 +146,7 @@ def test_a_speedups_pairs_lend_no_spread_to_a_ratios_at_one_count():
         wild = pairs.spread(loud[1], loud[0])
         apart += bool(calm and wild
                       and calm[0].variance * 5 < wild[0].variance)
-    assert apart >= 10  # 12 here
+    assert apart >= 10
 
 
 def test_a_pair_its_family_cannot_lend_a_degree_of_freedom_reads_its_means():
