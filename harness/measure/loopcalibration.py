@@ -5,7 +5,8 @@ imports, the doubling loop counts, then a warmup and every value again at
 the final count, all thrown away.  Here the master, which has already
 imported the case, forks; the fork sets the case up, doubles the loop
 count as pyperf does (1, 2, 4, ... until one call lasts ``--min-time``;
-a call that jumped far beyond the doubling is timed once more), tears
+a call that jumped far beyond the doubling is timed once more; the
+adaptive first look climbs faster, see CLIMB), tears
 down and exits, so whatever the case started dies with it.  The workers
 then get ``--loops``, and the doubling is kept in the result file
 as pyperf keeps its own: a calibration run holding only warmups.  With
@@ -33,7 +34,7 @@ MAX_LOOPS = 2 ** 32  # pyperf's own bound
 # the previous one's was likely stalled (preempted on a busy machine), and
 # taken as it is, it would leave every value short of --min-time.
 STALL_JUMP = 3.0
-# Scaled calibration (the adaptive design's first look) doubles only up to
+# Scaled calibration (the adaptive design's first look) climbs only up to
 # this share of the minimum time, then scales the loops to land a call
 # just past it (MARGIN), so values last about one minimum time instead of
 # one to two; a call the time is measured from must be this long for the
@@ -41,6 +42,12 @@ STALL_JUMP = 3.0
 SCALE_FROM = 0.25
 MARGIN = 1.1
 SCALE_TRIES = 3
+# ... and climbs towards that share by up to this factor a call, as far as
+# the last call's time says it falls short (never past it, but for a
+# stall): each call of a threads case starts its threads, a switch
+# interval's handover on a GIL build, so a fast call's fifteen doublings
+# cost more than its values.  A call's fixed cost only slows the climb.
+CLIMB = 16
 
 
 def wanted(args):
@@ -107,30 +114,36 @@ def _double(time_function, min_time):
     return _double_from(time_function, min_time, 1, [])
 
 
-def _double_from(time_function, min_time, loops, warmups):
-    """_double from ``loops``, adding to ``warmups``."""
-    previous = None
+def _double_from(time_function, min_time, loops, warmups, climb=2):
+    """_double from ``loops``, adding to ``warmups``; ``climb``: the most
+    the loops grow by a call, as far as the last call's time falls short
+    of ``min_time`` (at least doubling)."""
+    previous, step = None, 2
     while True:
         raw = _timed(time_function, loops, warmups)
         if (raw >= min_time and previous is not None
-                and raw > STALL_JUMP * previous):
+                and raw > STALL_JUMP * previous * step / 2.0):
             raw = _timed(time_function, loops, warmups)
         if raw >= min_time:
             return loops, warmups
-        if loops * 2 > MAX_LOOPS:
-            raise RuntimeError("failed to calibrate the number of loops: "
-                               "%d loops still take under %g s"
-                               % (loops, min_time))
+        step = max(2, min(climb, int(min_time / raw) if raw > 0 else climb))
+        if loops * step > MAX_LOOPS:
+            if loops * 2 > MAX_LOOPS:
+                raise RuntimeError("failed to calibrate the number of "
+                                   "loops: %d loops still take under %g s"
+                                   % (loops, min_time))
+            step = 2
         previous = raw
-        loops *= 2
+        loops *= step
 
 
 def _scale(time_function, min_time):
-    """(loops, [(loops, seconds per loop), ...]): double until a call
-    lasts SCALE_FROM of ``min_time``, then scale the loops to MARGIN times
-    it and check; a check that falls short scales again, and after
-    SCALE_TRIES the doubling finishes the job."""
-    loops, warmups = _double(time_function, min_time * SCALE_FROM)
+    """(loops, [(loops, seconds per loop), ...]): climb (by up to CLIMB a
+    call) until a call lasts SCALE_FROM of ``min_time``, then scale the
+    loops to MARGIN times it and check; a check that falls short scales
+    again, and after SCALE_TRIES the doubling finishes the job."""
+    loops, warmups = _double_from(time_function, min_time * SCALE_FROM, 1,
+                                  [], climb=CLIMB)
     raw = warmups[-1][1] * loops
     if raw >= min_time or raw <= 0:
         return loops, warmups

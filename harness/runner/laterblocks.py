@@ -9,8 +9,9 @@ alternating in one process (gilbench.measure.duet) move their ratio
 (docs/reading.rst, "Duets", gives the figures).  So under the adaptive design,
 each pass also measures every pair of partners as a duet, a block of its
 own, DUET_PASSES times in all: the two an answer divides, decided or
-not, as the judge names them after the first block, or each two of one
-case at two axis values that an efficiency or a best-of reads.  From two
+not, as the judge names them after the first block (a best-of's: its
+winner and runner-up), or each two of one case at two axis values that
+an efficiency or a best-of of speedups reads.  From two
 duets a pair's ratio has a spread of its own (what their log ratios
 varied by, moderated across the family's pairs:
 gilbench.report.numbers.pairs), while the processes apart keep telling

@@ -152,3 +152,28 @@ def test_the_judge_names_what_more_processes_may_decide(
         r.name for r in results[0].records}
     assert said["cannot"] == cannot
     assert said["undecided"] == (1 if disturbed else 0)
+
+
+def test_the_judge_names_a_best_ofs_two_leaders_only(tmp_path):
+    """A best-of's margin is its winner over its runner-up: the judge
+    names those two as the partners a run measures side by side, and as
+    what more processes may decide; a third candidate far behind reads
+    into neither."""
+    from gilbench.model.tables import best
+    from gilbench.report.commands import judge
+    runs = [[1e-6, 1.001e-6], [1.002e-6, 1.001e-6]]
+    close = [[1.1e-6, 1.1e-6], [0.95e-6, 0.96e-6]]  # its processes split
+    far = [[v * 3 for v in run] for run in runs]
+    path = write_result(tmp_path, "py311.json", "3.11.7", [
+        (gil("trivial", "gil", "cython", 1), runs),
+        (gil("trivial", "gil", "cffi", 1), close),
+        (gil("trivial", "gil", "python", 1), far)],
+        tables=[], extra={FINDINGS_KEY: json.dumps([
+            finding("fastest backend?", best("backend"),
+                    at={"variant": "gil", "threads": 1})])})
+    results = loader.load_results([str(path)])
+    names = dict((r.dims["backend"], r.name) for r in results[0].records)
+    said = judge.verdict(results)
+    assert said["partners"] == [sorted([names["cython"], names["cffi"]])]
+    assert said["undecided"] == 1
+    assert set(said["open"]) == {names["cython"], names["cffi"]}

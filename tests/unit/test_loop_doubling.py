@@ -65,8 +65,29 @@ def test_scaled_calibration_lands_a_call_just_past_min_time():
 def test_a_scaled_call_stalled_low_is_scaled_again():
     # The call scaled from was stalled: the scaled count falls short of
     # the minimum, and a second scale from that call's time reaches it.
-    work = FakeWork(stalls={16: 0.004})  # 0.020 s where 0.016 was due
+    work = FakeWork(stalls={24: 0.004})  # 0.028 s where 0.024 was due
     loops, _ = loopcalibration._scale(work, 0.05)
     assert loops * 0.001 >= 0.05
-    assert work.calls[:5] == [1, 2, 4, 8, 16]
-    assert len(work.calls) == 7 and work.calls[5] * 0.001 < 0.05
+    # 1 ms, then 12 of the 12.5 ms aimed at, then doubling past it.
+    assert work.calls[:3] == [1, 12, 24]
+    assert len(work.calls) == 5 and work.calls[3] * 0.001 < 0.05
+
+
+def test_a_fast_call_climbs_by_up_to_climb_a_call():
+    # A microsecond a loop: doubling would take 15 calls to reach the
+    # 12.5 ms scaled from; the climb takes at most CLIMB times a call,
+    # and no call before the last of the climb reaches it.
+    calls = []
+
+    def fast(loops):
+        calls.append(loops)
+        return loops * 1e-6
+    loops, warmups = loopcalibration._scale(fast, 0.05)
+    assert 0.05 <= loops * 1e-6 <= 0.05 * loopcalibration.MARGIN + 1e-6
+    assert calls[:3] == [1, loopcalibration.CLIMB, loopcalibration.CLIMB ** 2]
+    assert all(b <= loopcalibration.CLIMB * a
+               for a, b in zip(calls, calls[1:-1]))
+    aimed = 0.05 * loopcalibration.SCALE_FROM
+    climbed = [n for n in calls if n * 1e-6 < aimed]
+    assert len(calls) - len(climbed) <= 2
+    assert len(calls) <= 8

@@ -162,3 +162,62 @@ def test_a_pair_its_family_cannot_lend_a_degree_of_freedom_reads_its_means():
     fitted(members)
     found = pairs.spread(members[1], members[0])
     assert found is not None and found[0].df >= pairs.MIN_DF
+
+
+def _contest(seed, marked):
+    """A best-of's three candidates: pair 0 of a family (a, then b 5%
+    slower, measured in duets where ``marked``, else in blocks apart) and
+    c, twice a's time, measured apart; and the Best kind that ranks
+    them."""
+    from dataclasses import replace
+
+    from gilbench.model.tables import best
+    from gilbench.report import kinds
+    members = [replace(r, dims={**r.dims, "pair": r.name[1], "kind":
+                                r.name[-1]},
+                       run_blocks=r.run_blocks if marked or r.name[-1] == "a"
+                       else tuple("b%s" % b for b in r.run_blocks))
+               for r in family(seed, marked=marked)]
+    a = members[0]
+    slow = tuple(tuple(2 * v for v in g) for g in a.run_values[:1]) + tuple(
+        tuple(2.1 * v for v in g) for g in a.run_values[:1])
+    c = Record("p0.c", {**a.dims, "kind": "c"}, mean=2.05 * a.mean,
+               stdev=a.stdev, values=tuple(v for g in slow for v in g),
+               run_values=slow, run_blocks=("t.1", "t.2"),
+               run_partners=(None, None))
+    members.append(c)
+    drawn = fitted(members)
+    axes = {"kind": {"unit": "", "log": False},
+            "pair": {"unit": "", "log": False}}
+    kind = kinds.make({"cell": best("kind"), "note": "", "margin": None},
+                      axes)
+    return members, kind, drawn
+
+
+def test_a_best_ofs_margin_over_its_runner_up_reads_their_duets():
+    from gilbench.report.data.lookup import Lookup
+    paired, apart, held = [], [], 0
+    trials = 30
+    for seed in range(trials):
+        widths = []
+        for marked in (True, False):
+            members, kind, drawn = _contest(seed, marked)
+            with intervals.resampling(drawn):
+                found, (winner, runner_up, margin) = kind.judged(
+                    Lookup(members), {"family": "syn", "pair": "0",
+                                      INTERPRETER: "CPython 3.11"})
+            low, high = found.interval
+            widths.append(high / low)
+            # The judge's partners: the two leaders, not the slow third.
+            assert {r.name for r in found.duel} == {"p0.a", "p0.b"}
+            if marked:
+                held += low <= TRUE <= high
+                a, b = members[:2]
+                point = intervals.ratio_point(b, a)
+                assert margin == pytest.approx(max(point, 1 / point))
+        paired.append(widths[0])
+        apart.append(widths[1])
+    # The duets vary by ~3%, processes apart by 15%.
+    assert numpy.median(numpy.log(paired)) < 0.5 * numpy.median(
+        numpy.log(apart))
+    assert held >= 0.8 * trials

@@ -16,7 +16,10 @@ Prints ``{"open": [benchmark names], "unsure": [], "undecided": N,
 ...], "partners": [[names], ...]}`` ("unsure" is kept, empty, for the
 readers of older verdicts; "partners": what every answer reading two or
 more measured benchmarks reads, decided or not -- what a run's first
-look measures together, gilbench.runner.laterblocks).
+look measures together, gilbench.runner.laterblocks).  A best-of's
+answer names its winner and runner-up only: its margin is their ratio,
+read from their duets where they have them, and the other candidates'
+processes would not narrow it.
 """
 from __future__ import annotations
 
@@ -69,15 +72,18 @@ def _judged(results):
     open_, hopeless, partners = [], [], []
     for row in table.rows:
         for label, cell in zip(table.interpreters, row.answers):
-            if len(cell.read or ()) >= 2:
-                partners.append(sorted(r.name for r in cell.read))
+            # A best-of's margin divides its two leaders: the others'
+            # processes would not narrow it.
+            read = cell.duel or cell.read or ()
+            if len(read) >= 2:
+                partners.append(sorted(r.name for r in read))
             if not is_undecided(cell):
                 continue
-            if not cell.read:
+            if not read:
                 hopeless.append((row.question, label))
             else:
                 open_.append(Undecided(row.question, label, cell.display,
-                                       [twin for record in cell.read
+                                       [twin for record in read
                                         for twin in twins.get(record.name,
                                                               [record])]))
     return open_, hopeless, partners

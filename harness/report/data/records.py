@@ -126,6 +126,9 @@ class Cell:
     # The measured Records it was computed from (findings; refine reads
     # them); not part of what the cell says.
     read: tuple = field(default=(), compare=False, repr=False)
+    # The two of them its number divides where it reads more (a best-of's
+    # winner and runner-up): the partners the runs measure side by side.
+    duel: tuple = field(default=(), compare=False, repr=False)
     # What measuring them cost (findings: questions.cost), one hover away.
     cost: dict | None = field(default=None, compare=False, repr=False)
     # Why it does not scale (findings: a numbers.causes.Cause), or None.

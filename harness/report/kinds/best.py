@@ -78,12 +78,22 @@ class Best(Judged):
                         flags=cells.flags(ranked[0][1], significant=False),
                         significant=False, winner=ranked[0][0],
                         brief=str(ranked[0][0])), None
-        (win, _, win_m, win_s), (run, _, run_m, run_s) = ranked[:2]
-        margin = win_m / run_m if highest else run_m / win_m
-        interval = None
-        if win_s is not None and run_s is not None:
-            interval = intervals.bounds(win_s / run_s if highest
-                                        else run_s / win_s)
+        leader, second = ranked[:2]
+        paired = self._paired(leader, second, highest)
+        if paired is not None and paired[0] < 1.0:
+            # Their duets, which cancel what the machine did while the
+            # means were apart, put the runner-up ahead.
+            leader, second = second, leader
+            paired = self._paired(leader, second, highest)
+        (win, win_r, win_m, win_s), (run, run_r, run_m, run_s) = (leader,
+                                                                  second)
+        if paired is not None:
+            margin, draws = paired
+        else:
+            margin = win_m / run_m if highest else run_m / win_m
+            draws = (None if win_s is None or run_s is None
+                     else win_s / run_s if highest else run_s / win_s)
+        interval = None if draws is None else intervals.bounds(draws)
         # A margin inside the smallest that matters is a tie.
         significant, same = intervals.decided(interval, self.margin)
         # The number is a margin, not something to plot along the rows:
@@ -91,7 +101,28 @@ class Best(Judged):
         return Cell("", None, flags=cells.flags(
             *[c[1] for c in found], significant=significant, same=same),
             interval=interval, significant=significant, same=same,
-            winner=win), (win, run, margin)
+            winner=win, duel=() if paired is None else (win_r, run_r)), \
+            (win, run, margin)
+
+    def _paired(self, leader, second, highest):
+        """(margin, its draws or None) of the two leading candidates
+        ((value, record, metric, draws) each) from their records' ratio
+        as intervals.SHARED reads it -- from their duets where they were
+        measured together (gilbench.report.numbers.pairs), else from
+        their means, as the candidates' own draws give it; None where
+        the metric is not a record's mean (recorded, efficiency)."""
+        kind = self.spec["of"]["kind"]
+        if kind not in ("value", "throughput"):
+            return None
+        top, bottom = (leader, second) if highest else (second, leader)
+        # A time over a time; a throughput is a count over a time.
+        first, other = ((top[1], bottom[1]) if kind == "value"
+                        else (bottom[1], top[1]))
+        # The metrics' own factors (per op, ops per loop) besides the means.
+        scale = (top[2] / bottom[2]) / (first.mean / other.mean)
+        draws = intervals.SHARED.ratio(first, other)
+        return (scale * intervals.ratio_point(first, other),
+                None if draws is None else scale * draws)
 
     def said_same(self, found, text):
         return text  # a tie is in the wording
