@@ -74,7 +74,7 @@ QUICK_PYPERF = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.02"]
 FIRST_PROCESSES = 2
 FIRST_VALUES = 2
 FIRST_WARMUPS = {"PyPy": 1}
-CONCURRENT_WARMUPS = 1
+CONCURRENT_WARMUPS = 2
 FIRST_MIN_TIME = 0.01
 # Processes that agree beyond their values' scatter are believed from
 # this many on: fewer agree by chance as often as not.
