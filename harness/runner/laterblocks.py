@@ -8,11 +8,12 @@ process's mean by far more on a shared host than two partners' values
 alternating in one process (gilbench.measure.duet) move their ratio
 (docs/reading.rst, "Duets", gives the figures).  So under the adaptive design,
 each pass also measures every pair of partners as a duet, a block of its
-own, DUET_PASSES times in all: the two an answer divides, decided or
-not, as the judge names them after the first block (a best-of's: its
-winner and runner-up), or each two of one case at two axis values that
-an efficiency or a best-of of speedups reads.  From two
-duets a pair's ratio has a spread of its own (what their log ratios
+own, DUET_PASSES times in all (LONE_PASSES where too few of its
+family's pairs share its shape to lend it a spread): the two an answer
+divides, decided or not, as the judge names them after the first
+block (a best-of's: its winner and runner-up), or each two of one case
+at two axis values that an efficiency or a best-of of speedups reads.
+From two duets a pair's ratio has a spread of its own (what their log ratios
 varied by, moderated across the family's pairs:
 gilbench.report.numbers.pairs), while the processes apart keep telling
 each mean's spread, which a mean read alone and a best-of draw from.  A
@@ -31,6 +32,12 @@ from gilbench.runner import blocks, rounds, stores
 # A pair's duets in its first look: two give its ratio's spread one
 # degree of freedom, which the family's other pairs add to.
 DUET_PASSES = 2
+# ... where its family has this many pairs of its shape (the concurrencies
+# of its two), which lend a prior (gilbench.report.numbers.pairs); with
+# fewer, one degree of freedom stretches t by 12.7 and its ratio falls
+# back to its means, so it gets LONE_PASSES: two of its own.
+SHAPE_PRIOR = 3
+LONE_PASSES = 3
 
 
 def measure(benchmarks, design, args, pyperf_options, book, done, clock,
@@ -54,18 +61,31 @@ def later(store, wanted, judge, clock, args):
     ``wanted``: {index: its first look's Sizing}; ``judge`` names the
     pairs (None: every benchmark alone)."""
     pairs = _pairs(store, wanted, judge)
+    passes = _passes(store, pairs)
     most = max([sizing.processes for sizing in wanted.values()] + [1])
-    for k in range(2, max(most, 1 + DUET_PASSES if pairs else 0) + 1):
+    for k in range(2, max([most] + [1 + p for p in passes]) + 1):
         block = blocks.named(store.token, str(k))
         for index in sorted(i for i, sizing in wanted.items()
                             if sizing.processes >= k):
             _alone(store, index, wanted[index].values, k, block, clock,
                    args)
-        if k > 1 + DUET_PASSES:
-            continue
         for number, pair in enumerate(pairs):
-            if frozenset(s.index for s in pair) not in store.no_duets:
+            if (k <= 1 + passes[number] and frozenset(
+                    s.index for s in pair) not in store.no_duets):
                 _duet(store, pair, k, "%d.d%d" % (k, number), clock, args)
+
+
+def _passes(store, pairs):
+    """How many duets each of ``pairs`` gets in its first look:
+    DUET_PASSES where its family has SHAPE_PRIOR pairs or more of its
+    shape, else LONE_PASSES."""
+    def shape(pair):
+        benchmarks = [store.benchmarks[s.index] for s in pair]
+        return (benchmarks[0].spec.family, tuple(sorted(
+            b.spec.concurrency(b.params) for b in benchmarks)))
+    shapes = [shape(pair) for pair in pairs]
+    return [DUET_PASSES if shapes.count(found) >= SHAPE_PRIOR
+            else LONE_PASSES for found in shapes]
 
 
 def _pairs(store, wanted, judge):

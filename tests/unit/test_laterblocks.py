@@ -49,18 +49,21 @@ def test_each_pair_an_answer_divides_gets_its_duets():
                    ["gil.a/t1", "gil.a/t2", "gil.c/t1", "gil.b/t1"]])
     laterblocks.later(store, wanted, judge, CLOCK, ARGS)
     asked = sorted(store.duets_asked)
-    assert asked == sorted([["gil.a/t1", "gil.a/t2"]] * 2
-                           + [["gil.a/t1", "gil.b/t1"]] * 2)
+    # Each pair is its family's only one of its shape: no prior can lend
+    # it a spread, so it gets LONE_PASSES duets.
+    passes = laterblocks.LONE_PASSES
+    assert asked == sorted([["gil.a/t1", "gil.a/t2"]] * passes
+                           + [["gil.a/t1", "gil.b/t1"]] * passes)
     counts = dict((b.name, len(store.runs[i]))
                   for i, b in enumerate(store.benchmarks))
     # Blocks 1 and 2 alone, as the first look measures every benchmark,
     # then a duet per pair and pass; c/t1 (no pair of its case in the
     # efficiency's names) and d/t1 are in none.
-    assert counts == {"gil.a/t1": 6, "gil.a/t2": 4, "gil.b/t1": 4,
-                      "gil.c/t1": 2, "gil.d/t1": 2}
+    assert counts == {"gil.a/t1": 2 + 2 * passes, "gil.a/t2": 2 + passes,
+                      "gil.b/t1": 2 + passes, "gil.c/t1": 2, "gil.d/t1": 2}
     # Each duet is a block of its own, shared by its two alone.
     duets = set(store.blocks[0]) & set(store.blocks[2]) - {"test.2"}
-    assert len(duets) == laterblocks.DUET_PASSES
+    assert len(duets) == passes
     assert all(".d" in block for block in duets)
     assert not duets & set(store.blocks[1])
     assert store.blocks[3] == store.blocks[4] == ["test.2"]
@@ -90,3 +93,22 @@ def test_a_custom_driver_is_never_in_a_duet():
                       CLOCK, ARGS)
     assert not store.duets_asked
     assert all(len(runs) == 2 for runs in store.runs.values())
+
+
+def test_pairs_of_a_shape_their_family_shares_get_fewer_duets():
+    # Three ratios at 1 thread share their shape: the family's prior
+    # lends each a spread from DUET_PASSES duets.  The one speedup (1 and
+    # 2 threads) has no such pairs beside it, and gets LONE_PASSES.
+    models = dict((name, (1e-6, 0.1, 0.001)) for name in (
+        "gil.a/t1", "gil.b/t1", "gil.c/t1", "gil.d/t1", "gil.e/t1",
+        "gil.f/t1", "gil.a/t2"))
+    store, wanted = _first_block(models)
+    judge = Names([["gil.a/t1", "gil.b/t1"], ["gil.c/t1", "gil.d/t1"],
+                   ["gil.e/t1", "gil.f/t1"], ["gil.a/t1", "gil.a/t2"]])
+    laterblocks.later(store, wanted, judge, CLOCK, ARGS)
+    asked = [tuple(names) for names in store.duets_asked]
+    assert laterblocks.DUET_PASSES < laterblocks.LONE_PASSES
+    for pair in (("gil.a/t1", "gil.b/t1"), ("gil.c/t1", "gil.d/t1"),
+                 ("gil.e/t1", "gil.f/t1")):
+        assert asked.count(pair) == laterblocks.DUET_PASSES
+    assert asked.count(("gil.a/t1", "gil.a/t2")) == laterblocks.LONE_PASSES

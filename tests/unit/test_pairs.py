@@ -221,3 +221,16 @@ def test_a_best_ofs_margin_over_its_runner_up_reads_their_duets():
     assert numpy.median(numpy.log(paired)) < 0.5 * numpy.median(
         numpy.log(apart))
     assert held >= 0.8 * trials
+
+
+def test_the_first_look_gives_lone_shapes_the_duets_a_prior_would_lend():
+    # laterblocks gives a pair LONE_PASSES duets where its family has
+    # fewer than SHAPE_PRIOR pairs of its shape: as many as a prior needs
+    # here, and enough for MIN_DF of its own.
+    from gilbench.runner import laterblocks
+    shape = laterblocks.SHAPE_PRIOR
+    assert variance.moderation_prior([0.01] * (shape - 1),
+                                     [1] * (shape - 1)) is None
+    assert variance.moderation_prior([0.01, 0.02, 0.03][:shape],
+                                     [1] * shape) is not None
+    assert laterblocks.LONE_PASSES - 1 >= pairs.MIN_DF

@@ -327,7 +327,8 @@ class DuetStore(ModelStore):
         self.benchmarks = [SimpleNamespace(
             name=name, params={"threads": int(name[-1])},
             spec=SimpleNamespace(family=name.split(".")[0],
-                                 base_name=name[:-3], driver=driver))
+                                 base_name=name[:-3], driver=driver,
+                                 concurrency=lambda params: params["threads"]))
             for name in models]
 
     def measure_duet(self, index, partner, values, attempt, timeout):
