@@ -44,9 +44,10 @@ MARGIN = 1.1
 SCALE_TRIES = 3
 # ... and climbs towards that share by up to this factor a call, as far as
 # the last call's time says it falls short (never past it, but for a
-# stall): each call of a threads case starts its threads (about 1 ms a
-# call on 3.11), so a fast call's fifteen doublings cost more than the
-# values they size.  A call's fixed cost only slows the climb.
+# stall): each call of a threads case starts its threads, so a fast
+# call's many doublings cost more than the values they size
+# (docs/reading.rst gives the figures).  A call's fixed cost only slows
+# the climb.
 CLIMB = 16
 
 
