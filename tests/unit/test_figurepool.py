@@ -117,6 +117,25 @@ def test_warming_a_worker_draws_a_figure():
     figurepool.warm(False)  # imports and measures: no error
 
 
+def test_a_process_warms_once_and_again_only_for_fits(monkeypatch):
+    """The report warms while its results load (render.ahead); the
+    workers' start then finds it done, unless it now wants scipy too."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+    drawn = []
+    real = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda *a, **k: (
+        drawn.append(True), real(*a, **k)))
+    monkeypatch.setattr(figurepool, "_WARMED", {})
+    figurepool.warm(False)
+    figurepool.warm(False)
+    assert len(drawn) == 1
+    figurepool.warm(True)
+    figurepool.warm(True)
+    figurepool.warm(False)
+    assert len(drawn) == 2
+
+
 def test_which_declarations_draw_scalability_fits():
     from gilbench.model.tables import ratio, speedup, table
     scaled = speedup(over="threads", baseline=1, scaled=True)

@@ -781,6 +781,15 @@ def test_a_figure_handed_out_for_other_tables_is_drawn_again(matrix_dir):
         for number, block in enumerate(blocks, 1)]
 
 
+def test_only_an_html_page_warms_ahead_of_its_results():
+    """gilbench report hands loader.load_results render.ahead's work:
+    the figures' warm-up, with scipy for the fits, for an HTML page only."""
+    from gilbench.report.pages import figurepool
+    assert render.ahead(["rst", "md", "json"]) is None
+    ahead = render.ahead(["rst", "html"])
+    assert ahead.func is figurepool.warm and ahead.args == (True,)
+
+
 def test_figure_workers_start_before_the_tables_are_computed(matrix_dir,
                                                              monkeypatch):
     """render starts (and warms) the figures' workers first, so that they

@@ -41,9 +41,11 @@ def main(argv):
     if args.width < 0:
         raise UsageError("--width must be 0 (no limit) or more")
     wanted = outputs(args)
+    formats = [fmt for fmt, _ in wanted]
     with collector.paused():
-        pages = render.render_pages(loader.load_results(args.paths),
-                                    [fmt for fmt, _ in wanted],
+        results = loader.load_results(args.paths,
+                                      meanwhile=render.ahead(formats))
+        pages = render.render_pages(results, formats,
                                     docs_url=args.docs_url, width=args.width)
         emit_all(pages, wanted)
     return 0

@@ -362,6 +362,10 @@ HERE_SHARE = 1 / 3
 # From this many benchmarks on, half the files' variance fits are made
 # in a forked child: a fork and its Spreads sent back cost tens of ms.
 PARALLEL_FIT_FROM = 1000
+# The benchmarks this process fits when it does the caller's work too:
+# the figures' warm-up (scipy.optimize too) is about a third of the
+# main job's fits.
+FIT_SHARE_BESIDE = 1 / 3
 
 
 def _cut(sizes, share):
@@ -388,9 +392,11 @@ def _load_all(files):
     return first + second
 
 
-def load_results(paths):
+def load_results(paths, meanwhile=None):
     """ResultFiles in interpreter order (2.7, 3.8, 3.9, PyPy 3.9, 3.10...),
-    each record's dims completed with its file's interpreter label."""
+    each record's dims completed with its file's interpreter label.
+    ``meanwhile``: the caller's own work, done in this process while a
+    child fits half the files (the figures' warm-up), if any."""
     results = _load_all(expand_paths(paths))
     interpreters.name_hosts(results)
     interpreters.disambiguate(results)
@@ -401,17 +407,18 @@ def load_results(paths):
     # Every benchmark's Record.split at once (the tables ask one by one).
     intervals.judge_splits(record.run_values for result in results
                            for record in result.records)
-    _fit_all(results)
+    _fit_all(results, meanwhile)
     for result in results:
         result.records = [variance.at_median_state(r)
                           for r in result.records]
     return sorted(results, key=lambda r: (r.version_key, r.interpreter))
 
 
-def _fit_all(results):
+def _fit_all(results, meanwhile=None):
     """variance.fit of each file (each its own): the files holding about
     half the benchmarks in a forked child (twocpus), which sends back
-    only the Spreads, the rest here."""
+    only the Spreads, the rest here, after ``meanwhile()`` (if any): then
+    this process fits the files of FIT_SHARE_BESIDE of them."""
     def fitted(part):
         found, paired = {}, {}
         for result in part:
@@ -420,12 +427,17 @@ def _fit_all(results):
             paired.update(pairs.fit(result.records))
         return found, paired
 
+    def here(part):
+        if meanwhile is not None:
+            meanwhile()
+        return fitted(part)
+
     sizes = [len(result.records) for result in results]
     if len(results) < 2 or sum(sizes) < PARALLEL_FIT_FROM:
-        fitted(results)
+        here(results)
         return
-    cut = _cut(sizes, 1 / 2)
-    _, (there, paired) = twocpus.alongside(lambda: fitted(results[:cut]),
+    cut = _cut(sizes, 1 / 2 if meanwhile is None else FIT_SHARE_BESIDE)
+    _, (there, paired) = twocpus.alongside(lambda: here(results[:cut]),
                                            lambda: fitted(results[cut:]))
     variance.keep(there)
     pairs.keep(paired)

@@ -49,7 +49,10 @@ def worker_count(figures):
 def warm(fits):
     """What each worker's first figure would otherwise do: import
     matplotlib's SVG backend (and scipy when there may be ``fits``) and
-    measure a text in the figures' font."""
+    measure a text in the figures' font; once a process."""
+    done = _WARMED.get("fits")
+    if done is not None and done >= fits:
+        return
     from matplotlib import rc_context
     from matplotlib.figure import Figure
     with rc_context({"svg.fonttype": "none", "font.family": "sans-serif",
@@ -59,6 +62,11 @@ def warm(fits):
         fig.savefig(io.StringIO(), format="svg")
     if fits:
         from scipy import optimize, stats  # noqa: F401
+    _WARMED["fits"] = fits
+
+
+# What warm did in this process: {"fits": whether with scipy}.
+_WARMED = {}
 
 
 # The workers' niceness above this process's: they draw on what CPU the

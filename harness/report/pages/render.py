@@ -5,6 +5,7 @@ place where structured cells become (escaped) text."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 
@@ -84,6 +85,17 @@ def render_pages(results, formats, docs_url=None, width=WIDTH):
                                    docs_url=docs_url, width=width,
                                    workers=workers, drawing=drawing)
                 for fmt in sorted(formats, key=lambda f: f == "html")}
+
+
+def ahead(formats):
+    """What ``render_pages`` of ``formats`` can do before its results are
+    loaded, to do while they load (loader.load_results's ``meanwhile``):
+    for an HTML page, this process's warm-up for its figures (which its
+    workers inherit); else None."""
+    if "html" not in formats:
+        return None
+    from gilbench.report.pages import figurepool
+    return functools.partial(figurepool.warm, True)
 
 
 def _figure_workers(results, html):
