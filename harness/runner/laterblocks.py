@@ -10,7 +10,7 @@ alternating in one process (gilbench.measure.duet) move their ratio
 each pass also measures every pair of partners as a duet, a block of its
 own, DUET_PASSES times in all (LONE_PASSES where too few of its
 family's pairs share its shape to lend it a spread): the two an answer
-divides, decided or not, as the judge names them after the first
+divides, decided or not, as the judge names them after the second
 block (a best-of's: its winner and runner-up), or each two of one case
 at two axis values that an efficiency or a best-of of speedups reads.
 From two duets a pair's ratio has a spread of its own (what their log ratios
@@ -60,19 +60,25 @@ def later(store, wanted, judge, clock, args):
     """The later blocks of what ``store`` measured (see :func:`measure`);
     ``wanted``: {index: its first look's Sizing}; ``judge`` names the
     pairs (None: every benchmark alone)."""
-    pairs = _pairs(store, wanted, judge)
-    passes = _passes(store, pairs)
     most = max([sizing.processes for sizing in wanted.values()] + [1])
-    for k in range(2, max([most] + [1 + p for p in passes]) + 1):
+    pairs = passes = None
+    k = 2
+    while pairs is None or k <= max([most] + [1 + p for p in passes]):
         block = blocks.named(store.token, str(k))
         for index in sorted(i for i, sizing in wanted.items()
                             if sizing.processes >= k):
             _alone(store, index, wanted[index].values, k, block, clock,
                    args)
+        if pairs is None:
+            # Named after the second block, not the first: a best-of's
+            # two leaders ranked from two processes each.
+            pairs = _pairs(store, wanted, judge)
+            passes = _passes(store, pairs)
         for number, pair in enumerate(pairs):
             if (k <= 1 + passes[number] and frozenset(
                     s.index for s in pair) not in store.no_duets):
                 _duet(store, pair, k, "%d.d%d" % (k, number), clock, args)
+        k += 1
 
 
 def _passes(store, pairs):
@@ -89,8 +95,8 @@ def _passes(store, pairs):
 
 
 def _pairs(store, wanted, judge):
-    """The pairs an answer divides (as the judge names them after the
-    first block; _twos), in the registry's order, where duets are
+    """The pairs an answer divides (as the judge names them now, after
+    the second block; _twos), in the registry's order, where duets are
     measured: a benchmark may be in several."""
     verdict = (judge(store.snapshot()) if judge is not None and store.duets
                else None)

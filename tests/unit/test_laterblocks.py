@@ -112,3 +112,22 @@ def test_pairs_of_a_shape_their_family_shares_get_fewer_duets():
                  ("gil.e/t1", "gil.f/t1")):
         assert asked.count(pair) == laterblocks.DUET_PASSES
     assert asked.count(("gil.a/t1", "gil.a/t2")) == laterblocks.LONE_PASSES
+
+
+def test_the_judge_names_the_pairs_after_the_second_block():
+    """A best-of's two leaders are named from two processes of each
+    candidate, not one: the judge reads the store once block 2 is in,
+    before any duet."""
+    store, wanted = _first_block(MODELS)
+    seen = []
+
+    class Counting(Names):
+        def __call__(self, path):
+            seen.append(sorted(len(runs) for runs in store.runs.values()))
+            return Names.__call__(self, path)
+
+    judge = Counting([["gil.a/t1", "gil.a/t2"]])
+    laterblocks.later(store, wanted, judge, CLOCK, ARGS)
+    assert judge.asked == 1
+    assert seen == [[2] * len(MODELS)]
+    assert store.duets_asked
