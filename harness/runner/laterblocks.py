@@ -61,24 +61,27 @@ def later(store, wanted, judge, clock, args):
     ``wanted``: {index: its first look's Sizing}; ``judge`` names the
     pairs (None: every benchmark alone)."""
     most = max([sizing.processes for sizing in wanted.values()] + [1])
-    pairs = passes = None
-    k = 2
-    while pairs is None or k <= max([most] + [1 + p for p in passes]):
-        block = blocks.named(store.token, str(k))
-        for index in sorted(i for i, sizing in wanted.items()
-                            if sizing.processes >= k):
-            _alone(store, index, wanted[index].values, k, block, clock,
-                   args)
-        if pairs is None:
-            # Named after the second block, not the first: a best-of's
-            # two leaders ranked from two processes each.
-            pairs = _pairs(store, wanted, judge)
-            passes = _passes(store, pairs)
+    _block(store, wanted, 2, clock, args)
+    # Named after the second block, not the first: a best-of's two
+    # leaders ranked from two processes each.
+    pairs = _pairs(store, wanted, judge)
+    passes = _passes(store, pairs)
+    for k in range(2, max([most] + [1 + p for p in passes]) + 1):
+        if k > 2:
+            _block(store, wanted, k, clock, args)
         for number, pair in enumerate(pairs):
             if (k <= 1 + passes[number] and frozenset(
                     s.index for s in pair) not in store.no_duets):
                 _duet(store, pair, k, "%d.d%d" % (k, number), clock, args)
-        k += 1
+
+
+def _block(store, wanted, k, clock, args):
+    """Block ``k``: one more worker process, alone, of each benchmark
+    whose first look asks for k or more, in the registry's order."""
+    block = blocks.named(store.token, str(k))
+    for index in sorted(i for i, sizing in wanted.items()
+                        if sizing.processes >= k):
+        _alone(store, index, wanted[index].values, k, block, clock, args)
 
 
 def _passes(store, pairs):

@@ -362,9 +362,9 @@ HERE_SHARE = 1 / 3
 # From this many benchmarks on, half the files' variance fits are made
 # in a forked child: a fork and its Spreads sent back cost tens of ms.
 PARALLEL_FIT_FROM = 1000
-# The benchmarks this process fits when it does the caller's work too:
-# the figures' warm-up (scipy.optimize too) is about a third of the
-# main job's fits.
+# This process's share of the fits when it does the caller's work too
+# (the figures' warm-up), so that both sides end together
+# (docs/architecture.rst).
 FIT_SHARE_BESIDE = 1 / 3
 
 
