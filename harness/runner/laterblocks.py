@@ -7,8 +7,9 @@ What the machine does between two programs seconds apart moves a
 process's mean by far more on a shared host than two partners' values
 alternating in one process (gilbench.measure.duet) move their ratio
 (docs/reading.rst, "Duets", gives the figures).  So under the adaptive design,
-each pass also measures every pair of partners as a duet, a block of its
-own, DUET_PASSES times in all (LONE_PASSES where too few of its
+each pass also measures every pair of partners as a duet (DUET_VALUES
+values each, not the look's two), a block of its own, DUET_PASSES times
+in all (LONE_PASSES where too few of its
 family's pairs share its shape to lend it a spread): the two an answer
 divides, decided or not, as the judge names them after the second
 block (a best-of's: its winner and runner-up), or each two of one case
@@ -38,6 +39,11 @@ DUET_PASSES = 2
 # back to its means, so it gets LONE_PASSES: two of its own.
 SHAPE_PRIOR = 3
 LONE_PASSES = 3
+# A duet's values of each partner, not the look's two: a pair's log ratio
+# varied from duet to duet by about what its values' scatter within the
+# duet gives, which more values shrink (docs/reading.rst, "Six values a
+# duet").
+DUET_VALUES = 6
 
 
 def measure(benchmarks, design, args, pyperf_options, book, done, clock,
@@ -105,9 +111,10 @@ def _pairs(store, wanted, judge):
                else None)
     if verdict is None:
         return []
-    steps = [rounds.Step(index, 1, wanted[index].values,
-                         _priced(store, index, wanted[index].values),
-                         rounds.SPREAD, 0.0) for index in sorted(wanted)]
+    steps = [rounds.Step(index, 1, values,
+                         _priced(store, index, values), rounds.SPREAD, 0.0)
+             for index in sorted(wanted)
+             for values in [max(DUET_VALUES, wanted[index].values)]]
     by_name = dict((store.benchmarks[s.index].name, s) for s in steps)
     chosen, seen = [], set()
     for names in verdict.partners:

@@ -131,3 +131,15 @@ def test_the_judge_names_the_pairs_after_the_second_block():
     assert judge.asked == 1
     assert seen == [[2] * len(MODELS)]
     assert store.duets_asked
+
+
+def test_a_duet_measures_more_values_than_the_look_alone():
+    # A pair's log ratio varies from duet to duet by about what its
+    # values' scatter within the duet gives: more values, a narrower one.
+    store, wanted = _first_block(MODELS)
+    laterblocks.later(store, wanted, Names([["gil.a/t1", "gil.a/t2"]]),
+                      CLOCK, ARGS)
+    assert max(sizing.values for sizing in wanted.values()) < (
+        laterblocks.DUET_VALUES)
+    assert store.values_asked
+    assert set(store.values_asked) == {laterblocks.DUET_VALUES}

@@ -323,6 +323,7 @@ class DuetStore(ModelStore):
         self.duets = True
         self.fails = fails
         self.duets_asked = []
+        self.values_asked = []
         self.timeouts = []
         self.benchmarks = [SimpleNamespace(
             name=name, params={"threads": int(name[-1])},
@@ -334,6 +335,7 @@ class DuetStore(ModelStore):
     def measure_duet(self, index, partner, values, attempt, timeout):
         names = [self.benchmarks[i].name for i in (index, partner)]
         self.duets_asked.append(sorted(names))
+        self.values_asked.append(values)
         self.timeouts.append(timeout)
         if self.fails in names:
             return None, "failed: exit code 1"
