@@ -7,7 +7,8 @@ findings' answers that compare something (ratios, speedups,
 efficiencies, best-ofs, builds; n/a answers, throughputs, crossovers
 and fits left out), those decided: above or below their reference (a
 best-of's winner), or the same within the margin (a best-of's tie).  Per
-family, per kind and per interpreter; and the quartiles of the
+family, per kind, per interpreter and per family on each interpreter
+(the matrix a step's note gives before and after); and the quartiles of the
 intervals' high end over their low end.  What issue #64 measures the main
 job by; run it with a Python that has gilbench's report side.
 """
@@ -64,6 +65,10 @@ def summary(found):
             "by_family": tally(found, lambda item: item[0]),
             "by_kind": tally(found, lambda item: item[1]),
             "by_interpreter": tally(found, lambda item: item[2]),
+            "by_family_interpreter": dict(
+                (family, tally([item for item in found
+                                if item[0] == family], lambda item: item[2]))
+                for family in sorted(set(item[0] for item in found))),
             "width_quartiles": [round(q, 3) for q in quartiles]}
 
 
@@ -79,7 +84,21 @@ def lines(said):
         out.append(title.replace("_", " ") + ":")
         out.extend("  %-28s %s" % (name, share(pair))
                    for name, pair in sorted(said[title].items()))
+    out.append("by family and interpreter (decided/answers):")
+    interpreters = sorted(said["by_interpreter"])
+    out.append("  %-22s %s" % ("", " ".join(
+        "%-9s" % short(name) for name in interpreters)))
+    for family, row in sorted(said["by_family_interpreter"].items()):
+        out.append("  %-22s %s" % (family[:22], " ".join(
+            "%-9s" % ("%d/%d" % tuple(row[name]) if name in row else "-")
+            for name in interpreters)))
     return out
+
+
+def short(interpreter):
+    """A column's label: "3.13t+G" for "CPython 3.13t (GIL on)"."""
+    return interpreter.replace("CPython ", "").replace(
+        " (GIL on)", "+G").replace("PyPy ", "pp")
 
 
 def main():
