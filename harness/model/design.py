@@ -69,9 +69,8 @@ QUICK_PYPERF = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.02"]
 # first value is like the others (a CPython fork has imported and set the
 # case up already), one where a JIT compiles the loop first (PyPy), and
 # one where the work runs in several threads or processes, whose first
-# values wait for the scheduler to spread them (two cost a default 3.11
-# run 11 s, which its duets' values buy more with).  docs/reading.rst
-# gives the figures.
+# values wait for the scheduler to spread them (a second one's time buys
+# more as duet values).  docs/reading.rst gives the figures.
 FIRST_PROCESSES = 2
 FIRST_VALUES = 2
 FIRST_WARMUPS = {"PyPy": 1}

@@ -40,9 +40,8 @@ DUET_PASSES = 2
 SHAPE_PRIOR = 3
 LONE_PASSES = 3
 # A duet's values of each partner, not the look's two: a pair's log ratio
-# varied from duet to duet by about what its values' scatter within the
-# duet gives, which more values shrink (docs/reading.rst, "Six values a
-# duet").
+# varies from duet to duet mostly by its values' scatter within each
+# duet, which more values shrink (docs/reading.rst, "Six values a duet").
 DUET_VALUES = 6
 
 
