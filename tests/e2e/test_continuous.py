@@ -20,6 +20,9 @@ import sys
 import pytest
 from helpers import ROOT
 
+from gilbench.measure import foreign
+from gilbench.model import machine
+
 if sys.version_info < (3, 9):
     pytest.skip("the check's compare is the report side's (Python >= 3.9)",
                 allow_module_level=True)
@@ -28,6 +31,7 @@ yaml = pytest.importorskip("yaml")
 
 FASTSUM = os.path.join(ROOT, "tests", "fixtures", "fastsum_project")
 ENV = "py311"  # the matrix entry whose commands run here
+HOG = "import time\nend = time.time() + 600\nwhile time.time() < end: pass\n"
 RELEASED = "fastsum with the GIL released, at 2 threads: efficiency " \
     "against the ceiling?"
 
@@ -96,17 +100,26 @@ def check_commands(root, base, head):
     return measure, shlex.split(compare)
 
 
-def run_check(root, base, head):
-    """The check's two commands from the project's root; the compare's
+def run_check(root, base, head, hogs=0):
+    """The check's two commands from the project's root, with ``hogs``
+    processes spinning beside its measure step; the compare's
     CompletedProcess and the summary it wrote."""
     results = root / "results" / "gilbench"
     shutil.rmtree(str(results), ignore_errors=True)
     (results / "pr").mkdir(parents=True)
     measure, compare = check_commands(root, base, head)
     assert measure[:2] == ["gilbench", "continuous"], measure
-    done = subprocess.run([sys.executable, "-m"] + measure, cwd=str(root),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, timeout=900)
+    spinning = [subprocess.Popen([sys.executable, "-c", HOG])
+                for _ in range(hogs)]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m"] + measure, cwd=str(root),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            universal_newlines=True, timeout=900)
+    finally:
+        for hog in spinning:
+            hog.kill()
+            hog.wait()
     assert done.returncode == 0, done.stdout + done.stderr
     # The artifacts the check job downloads.
     result = results / ("pr-%s.json" % ENV)
@@ -136,3 +149,21 @@ def test_two_identical_commits_pass_the_check(project):
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "scale worse" not in checked.stderr
     assert "# gilbench compare" in summary
+
+
+@pytest.mark.skipif(foreign.busy_seconds([0]) is None,
+                    reason="no /proc/stat: a busy machine is not seen")
+def test_a_check_measured_on_a_busy_machine_cannot_tell(project):
+    """Beside a process spinning on each CPU the ceiling cannot rise
+    either, so a head that holds the GIL reads as the base does: the
+    check says it cannot tell (exit 3) instead of passing it."""
+    root, base = project
+    checked, summary = run_check(root, base, "HEAD",
+                                 hogs=len(machine.affinity()))
+    assert checked.returncode == 3, checked.stdout + checked.stderr
+    lines = checked.stderr.splitlines()
+    assert lines[0].startswith("gilbench: cannot tell") and \
+        "busy" in lines[0], checked.stderr
+    assert any(RELEASED in line and "[CPython 3.11]" in line
+               for line in lines[1:]), checked.stderr
+    assert "## Answers the check cannot tell" in summary

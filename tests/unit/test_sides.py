@@ -137,3 +137,49 @@ def test_where_only_the_changed_sides_processes_split_each_interval_decides(
         Cell("", 0.65, interval=(low, high), flags=changed_flags),
         "moved", 0.1, "efficiency", (0.70, (0.59, 0.83)))
     assert compare_answers.stopped_scaling(found) is fails
+
+
+@pytest.mark.parametrize("kind, base_flags, changed_flags, moved, blind", [
+    ("efficiency", "", "!", (0.97, (0.85, 1.10)), True),
+    ("speedup", "!", "", (1.02, (0.90, 1.15)), True),
+    ("efficiency", "", "", (0.97, (0.85, 1.10)), False),  # quiet: passes
+    ("efficiency", "!", "!", (0.60, (0.55, 0.66)), False),  # fell: fails
+    ("ratio", "!", "!", (1.00, (0.90, 1.10)), False),  # not scaling
+])
+def test_a_busy_side_leaves_a_scaling_answer_untold(kind, base_flags,
+                                                    changed_flags, moved,
+                                                    blind):
+    """Beside other processes the ceiling cannot rise either: a head
+    that holds the GIL reads as a base that scales (tests/e2e/
+    test_continuous.py measures it), so the check cannot pass it."""
+    from gilbench.report.commands import compare_answers
+    from gilbench.report.data.records import Cell
+    found = compare_answers.ChangedAnswer(
+        "f", "q?", "CPython 3.11",
+        Cell("", 0.95, interval=(0.85, 1.05), flags=base_flags),
+        Cell("", 0.93, interval=(0.83, 1.03), flags=changed_flags),
+        "unchanged", 0.1, kind, moved)
+    assert compare_answers.cannot_tell(found) is blind
+
+
+def test_the_ceiling_both_sides_share_is_no_answer_of_the_change():
+    """compare --sides gives the ceiling's benchmarks, measured once for
+    both revisions, to each side: busy or not, the change cannot move
+    them."""
+    from gilbench.report.commands import compare_answers
+    from gilbench.report.data.records import Cell, Record
+    ceiling = Record("ceiling.spin/t2", {"family": "ceiling"})
+    work = [Record("w[revision=%s]" % side, {"family": "f"})
+            for side in ("base", "head")]
+
+    def answer(base_read, changed_read):
+        return compare_answers.ChangedAnswer(
+            "f", "q?", "CPython 3.11",
+            Cell("", 1.2, interval=(0.7, 2.0), flags="!", read=base_read),
+            Cell("", 1.2, interval=(0.7, 2.0), flags="!",
+                 read=changed_read),
+            "unchanged", 0.1, "speedup", (1.0, (1.0, 1.0)))
+    shared = answer((ceiling,), (ceiling,))
+    own = answer((work[0], ceiling), (work[1], ceiling))
+    assert compare_answers.one_measurement(shared.base, shared.changed)
+    assert not compare_answers.one_measurement(own.base, own.changed)

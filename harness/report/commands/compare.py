@@ -32,6 +32,9 @@ from gilbench.report.pages.output import (
 )
 
 ALPHA = 0.05
+# --fail-changed-answers where a busy machine hides the answer: neither
+# a pass nor a fall, so a workflow can tell it from both (and re-run).
+EXIT_CANNOT_TELL = 3
 SIGNIFICANCE = (
     "Significant: Welch's t-test (scipy.stats.ttest_ind) on the means of "
     "each side's worker processes (a side with one process: Student's "
@@ -244,6 +247,8 @@ class Comparison:
     intro: list
     scaling: list = field(default_factory=list)  # ScalingChanges
     answers: list = field(default_factory=list)  # ChangedAnswers
+    # Scaling answers a busy machine hides (compare_answers.cannot_tell)
+    blind: list = field(default_factory=list)
 
 
 def compare(base_paths, changed_paths, split=None):
@@ -268,14 +273,19 @@ def compare(base_paths, changed_paths, split=None):
     adjust(every)
     compare_scaling.back(scaling, every)
     tables, summary = [], []
-    answers, compared = [], 0
+    answers, compared, blind = [], 0, []
     for base_file, changed_file in pairs:
-        changed_answers, count = compare_answers.changes(
+        found_answers = compare_answers.changes(
             base_file, changed_file, _pair_label(base_file, changed_file))
-        answers += changed_answers
-        compared += count
+        answers += found_answers.changed
+        compared += found_answers.compared
+        blind += [a for a in found_answers.busy
+                  if compare_answers.cannot_tell(a)]
     if answers:
         tables.append(compare_answers.table(answers))
+    if blind:
+        tables.append(compare_answers.table(
+            blind, compare_answers.BLIND_TITLE, compare_answers.BLIND_NOTE))
     for base_file, changed_file, time_changes, curves in found:
         pair = _pair_label(base_file, changed_file)
         if curves:
@@ -298,8 +308,12 @@ def compare(base_paths, changed_paths, split=None):
     intro.append("Answers changed: %d of the %d findings both sides "
                  "answer%s." % (len(answers), compared,
                                 " (table below)" if answers else ""))
+    if blind:
+        intro.append("Cannot tell: %d speedup or efficiency answer(s) "
+                     "measured on a busy machine (!; table below)."
+                     % len(blind))
     return Comparison([summary_table(summary)] + tables, every, intro,
-                      scaling, answers)
+                      scaling, answers, blind)
 
 
 def slowdowns_above(comparison, percent):
@@ -341,7 +355,10 @@ def _parser():
                         "fell beyond its margin (its change's interval "
                         "wholly below it), or an answer became n/a; each "
                         "is named on stderr (other changed answers are "
-                        "listed in the output, not failed)")
+                        "listed in the output, not failed); exit 3, "
+                        "naming each, when a speedup or efficiency was "
+                        "measured on a busy machine (!) and did not fall: "
+                        "the check cannot tell")
     return parser
 
 
@@ -380,16 +397,25 @@ def main(argv):
 
 def _gate_answers(comparison):
     """1, and a line naming each, when answers scale worse beyond their
-    margins or became n/a (compare_answers.stopped_scaling)."""
+    margins or became n/a (compare_answers.stopped_scaling); else
+    EXIT_CANNOT_TELL, naming each, when a busy machine hides whether
+    some did (compare_answers.cannot_tell); else 0."""
     moved = [a for a in comparison.answers
              if compare_answers.stopped_scaling(a)]
-    if not moved:
-        return 0
-    print("gilbench: %d answer(s) scale worse beyond their margin, or "
-          "became n/a:" % len(moved), file=sys.stderr)
-    for found in moved:
-        print("  " + compare_answers.said(found), file=sys.stderr)
-    return 1
+    if moved:
+        print("gilbench: %d answer(s) scale worse beyond their margin, or "
+              "became n/a:" % len(moved), file=sys.stderr)
+        for found in moved:
+            print("  " + compare_answers.said(found), file=sys.stderr)
+    if comparison.blind:
+        print("gilbench: cannot tell whether %d answer(s) scale worse: "
+              "measured on a busy machine (!), run the check again:"
+              % len(comparison.blind), file=sys.stderr)
+        for found in comparison.blind:
+            print("  " + compare_answers.said(found), file=sys.stderr)
+    if moved:
+        return 1
+    return EXIT_CANNOT_TELL if comparison.blind else 0
 
 
 def _gate_scaling(comparison, percent):

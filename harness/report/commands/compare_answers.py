@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy
 
+from gilbench.model.resultformat import BUSY_SHARE
 from gilbench.report import kinds
 from gilbench.report.data.lookup import Lookup
 from gilbench.report.data.records import Table, label
@@ -104,17 +105,26 @@ def moved(base_file, changed_file, row):
     return (float(numpy.median(ratio)), intervals.bounds(ratio))
 
 
+@dataclass
+class Answers:
+    """What ``changes`` found between two files."""
+    changed: list  # ChangedAnswers whose answer changed
+    compared: int  # how many answers both files give
+    busy: list  # ChangedAnswers of scaling answers with a busy side
+
+
 def changes(base_file, changed_file, pair):
-    """([ChangedAnswer], how many answers both files give)."""
+    """The Answers of two files: those changed, how many both give, and
+    the scaling answers measured on a busy machine (changed or not)."""
     sides = [questions.findings_table([one], pivot.family_order([one]))
              for one in (base_file, changed_file)]
     answered = dict(zip(_keys(sides[1].rows), sides[1].rows))
-    found, compared = [], 0
+    found = Answers([], 0, [])
     for key, row in zip(_keys(sides[0].rows), sides[0].rows):
         other = answered.get(key)
         if other is None:
             continue
-        compared += 1
+        found.compared += 1
         kind = row.declaration["cell"]["kind"]
         margin = row.declaration.get("margin") or intervals.MARGIN
         change = (moved(base_file, changed_file, row)
@@ -124,11 +134,16 @@ def changes(base_file, changed_file, pair):
         if why and split_alone(row.answers[0], other.answers[0]):
             why += ("; the changed side's processes split (#): read from "
                     "each side's interval")
+        answer = ChangedAnswer(row.family, row.question, pair,
+                               row.answers[0], other.answers[0],
+                               why or "unchanged", margin, kind, change)
         if why:
-            found.append(ChangedAnswer(
-                row.family, row.question, pair, row.answers[0],
-                other.answers[0], why, margin, kind, change))
-    return found, compared
+            found.changed.append(answer)
+        if (kind in SCALING_KINDS and (busy(answer.base)
+                                       or busy(answer.changed))
+                and not one_measurement(answer.base, answer.changed)):
+            found.busy.append(answer)
+    return found
 
 
 def _keys(rows):
@@ -177,6 +192,29 @@ def stopped_scaling(found):
     return math.log(base.value / changed.value) > math.log1p(found.margin)
 
 
+def one_measurement(base, changed):
+    """Whether two cells read the very same benchmarks (the ceiling's,
+    which both sides share): an answer the change cannot move."""
+    return bool(base.read) and ({r.name for r in base.read}
+                                == {r.name for r in changed.read})
+
+
+def busy(cell):
+    """Whether a cell read values measured on a busy machine (!)."""
+    return cells.BUSY_MARK in (cell.flags or "")
+
+
+def cannot_tell(found):
+    """Whether the check cannot tell if a scaling answer fell: a side was
+    measured while other processes took a real share of the CPUs (!),
+    and it did not fall for certain.  Where the work's threads cannot
+    run at once, neither can the ceiling's, so a call that stopped
+    scaling reads as one that scales -- a busy side's answer says
+    nothing of the change, and passing it would be a false pass."""
+    return ((busy(found.base) or busy(found.changed))
+            and found.kind in SCALING_KINDS and not stopped_scaling(found))
+
+
 def split_alone(base, changed):
     """Whether the changed side's worker processes split into modes (#)
     where the base's agree.  Some of its processes may then scale as the
@@ -197,8 +235,17 @@ def said(found):
         "; %s" % _ratio_text(found.moved) if found.moved else "")
 
 
-def table(found):
-    return Table(TITLE, NOTE,
+BLIND_TITLE = "Answers the check cannot tell"
+BLIND_NOTE = ("Speedups and efficiencies a side of which was measured on a "
+              "busy machine (!: other processes took over %d%% of its CPUs, "
+              "and again when measured a second time): the ceiling cannot "
+              "rise there either, so a call that stopped scaling reads as "
+              "one that scales.  Run the check again on a quiet machine."
+              % (BUSY_SHARE * 100))
+
+
+def table(found, title=TITLE, note=NOTE):
+    return Table(title, note,
                  [label(h) for h in ("Question", "Interpreter", "Base",
                                      "Changed", "Changed / base",
                                      "What changed")],
