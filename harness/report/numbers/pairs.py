@@ -14,7 +14,8 @@ those duets alone (a paired design: Bulej et al., "Duet Benchmarking",
 - the estimate is exp(mean d_k);
 - its variance is the d_k's sample variance over their number, with
   (duets - 1) degrees of freedom, never below what the scatter of their
-  values' log ratios within each duet gives (two duets agree by chance);
+  values' log ratios within each duet gives (two duets agree by chance),
+  and then with the values' degrees of freedom;
 - from two or three duets that is rough, so it is moderated as limma
   does (Smyth 2004; gilbench.report.numbers.variance's
   moderation_prior) by the family's other pairs of its shape, the
@@ -133,15 +134,21 @@ def duets_of(records):
 
 
 def _own(duets):
-    """(log ratios' mean, their variance, df) of a pair's ``duets``."""
+    """(log ratios' mean, their variance, df) of a pair's ``duets``: the
+    variance between its duets, with (duets - 1) df, or where the scatter
+    of the values within them gives more, that, with the values' df --
+    the moderation's correction for few df must not inflate a floor that
+    is no chi-square of one."""
     logs = numpy.array([math.log(numpy.mean(a) / numpy.mean(b))
                         for a, b in duets])
     own = float(numpy.var(logs, ddof=1))
     within = [numpy.log(numpy.asarray(a[:n], dtype=float)
                         / numpy.asarray(b[:n], dtype=float))
               for a, b in duets for n in [min(len(a), len(b))] if n >= 2]
-    return float(logs.mean()), max(own, variance.scatter_of(within)), \
-        len(logs) - 1
+    scatter = variance.scatter_of(within)
+    if scatter > own:
+        return float(logs.mean()), scatter, sum(len(w) - 1 for w in within)
+    return float(logs.mean()), own, len(logs) - 1
 
 
 def _prior(own, members):
