@@ -136,19 +136,17 @@ def duets_of(records):
 def _own(duets):
     """(log ratios' mean, their variance, df) of a pair's ``duets``: the
     variance between its duets, with (duets - 1) df, or where the scatter
-    of the values within them gives more, that, with the values' df --
-    the moderation's correction for few df must not inflate a floor that
-    is no chi-square of one."""
+    of the values within them gives more, that, with the values' df
+    (variance.floored)."""
     logs = numpy.array([math.log(numpy.mean(a) / numpy.mean(b))
                         for a, b in duets])
     own = float(numpy.var(logs, ddof=1))
     within = [numpy.log(numpy.asarray(a[:n], dtype=float)
                         / numpy.asarray(b[:n], dtype=float))
               for a, b in duets for n in [min(len(a), len(b))] if n >= 2]
-    scatter = variance.scatter_of(within)
-    if scatter > own:
-        return float(logs.mean()), scatter, sum(len(w) - 1 for w in within)
-    return float(logs.mean()), own, len(logs) - 1
+    return (float(logs.mean()),) + variance.floored(
+        own, len(logs) - 1, variance.scatter_of(within),
+        variance.values_df(within))
 
 
 def _prior(own, members):

@@ -247,6 +247,22 @@ def scatter(groups):
                       sum(len(g) for g in groups) / float(len(groups) or 1))
 
 
+def values_df(groups):
+    """The degrees of freedom of the scatter within ``groups`` (those of
+    two values or more): their values less one per group."""
+    return sum(len(g) - 1 for g in groups if len(g) >= 2)
+
+
+def floored(variance, df, floor, floor_df):
+    """(variance, df): ``variance`` with ``df`` degrees of freedom, or
+    where the scatter of the values gives more (``floor``, with
+    ``floor_df``), that with its own -- a moderation's correction for
+    few df must not inflate a floor that is no chi-square of them."""
+    if floor > variance and floor_df > 0:
+        return floor, floor_df
+    return variance, df
+
+
 def scatter_of(within, per_process=None):
     """The pooled variance of ``within`` (arrays, each a process's logged
     values, two or more) over the values a process has on average
