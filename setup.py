@@ -20,6 +20,7 @@ import sys
 from Cython import __version__ as cython_version
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from extensions import flavour  # noqa: E402  (needs the path above)
@@ -80,6 +81,20 @@ CYTHON_EXTENSIONS = [
 CFFI_MODULES = sorted(
     "extensions/%s:ffi" % name for name in os.listdir(EXTENSIONS)
     if name.startswith("_") and name.endswith("_cffi_build.py"))
+
+
+class ParallelBuildExt(build_ext):
+    """build_ext compiling its extensions on every CPU this process may
+    use at once, unless told otherwise (``-j``): an editable install
+    builds in a fresh directory each time, and the main job's thirteen
+    installs each compiled a dozen modules one after another.  2.7's
+    distutils has no parallel build, and keeps its serial one."""
+
+    def finalize_options(self):
+        if (getattr(self, "parallel", False) is None
+                and hasattr(os, "sched_getaffinity")):
+            self.parallel = len(os.sched_getaffinity(0))
+        build_ext.finalize_options(self)
 
 
 def requirements(name):
@@ -152,5 +167,6 @@ setup(
         compiler_directives={"language_level": 3},
     ),
     zip_safe=False,
+    cmdclass={"build_ext": ParallelBuildExt},
     **cffi_options()
 )
