@@ -236,3 +236,27 @@ def test_report_side_without_the_extra_names_it(command, tmp_path):
     assert process.stderr == (
         "gilbench: error: %s needs jinja2, which is not installed: pip "
         "install 'gilbench[report]'\n" % command)
+
+
+def test_the_extensions_compile_on_every_usable_cpu():
+    """setup.py's build_ext compiles its extensions at once on the CPUs
+    this process may use (an install builds afresh each time), and a
+    ``-j`` given keeps its count."""
+    script = (
+        "import os, sys\n"
+        "from distutils.core import run_setup\n"
+        "dist = run_setup('setup.py', sys.argv[1:],\n"
+        "                 stop_after='commandline')\n"
+        "command = dist.get_command_obj('build_ext')\n"
+        "command.ensure_finalized()\n"
+        "print(command.parallel, len(os.sched_getaffinity(0)))\n")
+    told = []
+    for args in (["build_ext"], ["build_ext", "-j", "1"]):
+        done = subprocess.run([sys.executable, "-c", script] + args,
+                              cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        told.append(done.stdout.split()[-2:])
+    (default, usable), (given, _) = told
+    assert int(default) == int(usable) and int(given) == 1, told
