@@ -67,6 +67,31 @@ def test_a_shared_block_shift_cancels_in_a_ratio_and_stays_in_a_mean():
     assert alone_high / alone_low > 1.2  # a mean alone carries it
 
 
+def test_a_benchmark_that_waits_takes_no_shift_nor_its_familys_spread():
+    """A batch of sleeps (its processes 0.5% of a core busy) is not
+    slowed by the machine's slower block, which moves its CPU-bound
+    family by 20%, nor does it vary as they do: it keeps its own steady
+    spread instead of the family's shift and noise (the executor
+    family's sleep batches read +-16% from the CPU-bound ones' before)."""
+    from dataclasses import replace
+    busy = family([0.0, math.log(1.2)], noise=0.05, count=10)
+    sleeps = [replace(record("s%d" % i, [0.02 * (1 + i * 0.01),
+                                         0.02 * (1 + i * 0.01) * 1.001],
+                             ["t.1", "t.2"], values=6, spread=0.0005),
+                      cpu_utilisation=0.005) for i in range(3)]
+    drawn = fitted(busy + sleeps)
+    low, high = intervals.bounds(drawn.means(sleeps[0]))
+    assert high / low < 1.02
+    low, high = intervals.bounds(drawn.means(sleeps[0])
+                                 / drawn.means(sleeps[1]))
+    assert high / low < 1.02 and low > 1 / 1.02
+    # Read as CPU-bound, the same values take the block's shift.
+    drawn = fitted(busy + [replace(r, cpu_utilisation=None)
+                           for r in sleeps])
+    low, high = intervals.bounds(drawn.means(sleeps[0]))
+    assert high / low > 1.1
+
+
 def test_without_blocks_the_shift_is_each_benchmarks_own_spread():
     members = family([0.0, math.log(1.2)], noise=0.005, blocks=False)
     drawn = fitted(members)

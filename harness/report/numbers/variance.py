@@ -60,6 +60,13 @@ each by how far its probes lay from the median.
 The slope costs its degree of freedom; a family whose probes do not
 move, or a file without probes, keeps its means as measured.
 
+A benchmark that mostly *waits* -- its process tree kept under
+WAITING_UTILISATION of a core busy (a batch of sleeps, a wait on I/O) --
+is not moved by the machine's slower phases, which slow CPU work: it
+takes no slope and no block shift, and its variance is moderated among
+its family's waiting benchmarks only (any concurrency), not by the CPU
+work's.
+
 A process that was one of a *duet* (gilbench.measure.duet: two
 benchmarks in one worker process, value by value, their runs naming each
 other, in a block of their own) varies by what its pair's ratio did, not
@@ -125,6 +132,12 @@ MIN_CLASS_DF = 1.0
 # than the machine's own loop.
 MIN_SLOPE_DF = 20
 MAX_SLOPE = 1.5
+# A benchmark whose process tree kept less than this share of one core
+# busy over its timed region (``cpu_utilisation``: a batch of sleeps, a
+# wait on I/O) waits: a slower phase of the CPUs, which the probe and the
+# block shifts read, barely moves it.  It takes no shift and no slope,
+# and is moderated among the family's waiting benchmarks only.
+WAITING_UTILISATION = 0.1
 
 
 @dataclass(frozen=True)
@@ -321,7 +334,8 @@ def fit_family(key, records, split=lambda record: False):
     for index, record in enumerate(records):
         groups = [g for g in record.run_values if len(g)]
         ys.append(process_means(groups, True))
-        named = tuple(record.run_blocks or ()) + (None,) * len(groups)
+        named = ((None,) * len(groups) if waits(record)
+                 else tuple(record.run_blocks or ()) + (None,) * len(groups))
         blocks.append(tuple(b if b is not None else ("own", index, k)
                             for k, b in enumerate(named[:len(groups)])))
     ys, states, slopes = _at_median_state(records, ys)
@@ -530,14 +544,15 @@ def _kept_apart(blocks, duets, shifts, slopes):
 
 def _moderate(records, own, residuals, split):
     """Each record's (variance, df, pooled) of ``own`` (each its (variance
-    or None, df), from ``residuals``), moderated per concurrency by the
-    family's prior; None where it has neither."""
+    or None, df), from ``residuals``), moderated per class
+    (:func:`_class_of`) by the family's prior; None where it has
+    neither."""
     sharing, priors = set(), {}
-    for concurrency, members in _by_concurrency(records).items():
+    for kind, members in _by_class(records).items():
         shared = _sharing([i for i in members if own[i][0]
                            and not split(records[i])], own)
         sharing.update(shared)
-        priors[concurrency] = (
+        priors[kind] = (
             pooled_prior([residuals[i] for i in shared],
                          [own[i] for i in shared])
             or moderation_prior([own[i][0] for i in shared],
@@ -545,17 +560,31 @@ def _moderate(records, own, residuals, split):
     found = []
     for index, (record, (variance, df)) in enumerate(zip(records, own)):
         alone = split(record) or (bool(variance) and index not in sharing)
-        found.append(_moderated(variance, df, priors[record.concurrency],
+        found.append(_moderated(variance, df, priors[_class_of(record)],
                                 alone))
     return found
 
 
-def _by_concurrency(records):
-    """{concurrency: the indexes of ``records`` run at it}."""
+def _by_class(records):
+    """{class: the indexes of ``records`` in it}: a prior is a class's
+    own (:func:`_class_of`)."""
     found = {}
     for index, record in enumerate(records):
-        found.setdefault(record.concurrency, []).append(index)
+        found.setdefault(_class_of(record), []).append(index)
     return found
+
+
+def _class_of(record):
+    """Its concurrency, whose contention varies a benchmark by its own
+    amount; or, for one that waits, the family's waiting ones at any
+    concurrency, whose threads do not contend."""
+    return "waits" if waits(record) else record.concurrency
+
+
+def waits(record):
+    """Whether ``record`` mostly waits (WAITING_UTILISATION)."""
+    return (record.cpu_utilisation is not None
+            and record.cpu_utilisation < WAITING_UTILISATION)
 
 
 def probe_logs(record, count):
@@ -570,7 +599,9 @@ def _at_median_state(records, ys):
     """(each record's log process means moved to the family's median
     probe, each record's Spread fields that say how, how many slopes were
     fitted: 1 or 0); see the module's doc."""
-    probes = [probe_logs(record, len(y)) for record, y in zip(records, ys)]
+    probes = [probe_logs(record, len(y)) if not waits(record)
+              else numpy.full(len(y), numpy.nan)
+              for record, y in zip(records, ys)]
     states = [{} for _ in records]
     found = common_slope(ys, probes)
     if found is None:
