@@ -135,8 +135,9 @@ MAX_SLOPE = 1.5
 # A benchmark whose process tree kept less than this share of one core
 # busy over its timed region (``cpu_utilisation``: a batch of sleeps, a
 # wait on I/O) waits three quarters of its time: a slower phase of the
-# CPUs, which the probe and the block shifts read, barely moves it.  It takes no shift and no slope,
-# and is moderated among the family's waiting benchmarks only.
+# CPUs, which the probe and the block shifts read, barely moves it.  It
+# takes no shift and no slope, and is moderated among the family's
+# waiting benchmarks only.
 WAITING_UTILISATION = 0.25
 
 
