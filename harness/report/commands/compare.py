@@ -279,8 +279,7 @@ def compare(base_paths, changed_paths, split=None):
             base_file, changed_file, _pair_label(base_file, changed_file))
         answers += found_answers.changed
         compared += found_answers.compared
-        blind += [a for a in found_answers.busy
-                  if compare_answers.cannot_tell(a)]
+        blind += found_answers.blind
     if answers:
         tables.append(compare_answers.table(answers))
     if blind:

@@ -110,12 +110,12 @@ class Answers:
     """What ``changes`` found between two files."""
     changed: list  # ChangedAnswers whose answer changed
     compared: int  # how many answers both files give
-    busy: list  # ChangedAnswers of scaling answers with a busy side
+    blind: list  # ChangedAnswers a busy machine hides (cannot_tell)
 
 
 def changes(base_file, changed_file, pair):
     """The Answers of two files: those changed, how many both give, and
-    the scaling answers measured on a busy machine (changed or not)."""
+    those a busy machine hides (changed or not)."""
     sides = [questions.findings_table([one], pivot.family_order([one]))
              for one in (base_file, changed_file)]
     answered = dict(zip(_keys(sides[1].rows), sides[1].rows))
@@ -139,10 +139,9 @@ def changes(base_file, changed_file, pair):
                                why or "unchanged", margin, kind, change)
         if why:
             found.changed.append(answer)
-        if (kind in SCALING_KINDS and (busy(answer.base)
-                                       or busy(answer.changed))
+        if (cannot_tell(answer)
                 and not one_measurement(answer.base, answer.changed)):
-            found.busy.append(answer)
+            found.blind.append(answer)
     return found
 
 
