@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+from gilbench.report.commands.compare import EXIT_CANNOT_TELL
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FASTSUM = os.path.join(ROOT, "tests", "fixtures", "fastsum_project")
 
@@ -88,7 +90,7 @@ def main():
                                                      % (name[0], k)))
             passed += name == "A/A" and code == 0
             failed += name == "regression" and code == 1
-            untold += code == 3  # a busy machine: the check cannot tell
+            untold += code == EXIT_CANNOT_TELL  # a busy machine
             print("%s %d: exit %d in %.0f s%s" % (
                 name, k + 1, code, seconds, "\n  " + said if said else ""))
     print("A/A passed %d of %d; regressions failed %d of %d; %d of %d "
