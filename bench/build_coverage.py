@@ -17,9 +17,10 @@ ways.  ``--check``: exit 1 when a point's share is UNDER or OVER.
 """
 import argparse
 import glob
-import itertools
 import os
 import sys
+
+from fit_build_drift import pairs as runs_pairs
 
 from gilbench.model import builds as declared
 from gilbench.report.data import loader
@@ -33,10 +34,7 @@ def pairs(args):
             other = os.path.join(second, os.path.basename(path))
             if os.path.exists(other):
                 found.append((path, other))
-    for folder in args.runs:
-        found += itertools.combinations(
-            sorted(glob.glob(os.path.join(folder, "*.json"))), 2)
-    return found
+    return found + runs_pairs(args.runs)
 
 
 def holds_one(cell):

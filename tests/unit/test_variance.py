@@ -65,6 +65,11 @@ def test_a_shared_block_shift_cancels_in_a_ratio_and_stays_in_a_mean():
     assert high / low < 1.05  # the shift is gone from the ratio
     alone_low, alone_high = intervals.bounds(drawn.means(members[0]))
     assert alone_high / alone_low > 1.2  # a mean alone carries it
+    # Compared across runs (the cross-build answers), it draws the runs'
+    # drift instead: its own spread alone, as narrow as a ratio's.
+    own_low, own_high = intervals.bounds(drawn.means(members[0],
+                                                     shifts=False))
+    assert own_high / own_low < 1.05
 
 
 def test_a_benchmark_that_waits_takes_no_shift_nor_its_familys_spread():

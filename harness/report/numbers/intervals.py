@@ -51,6 +51,7 @@ import functools
 import math
 import warnings
 import zlib
+from dataclasses import replace
 
 import numpy
 
@@ -91,10 +92,12 @@ class Resampler:
         self.correct_looks = correct_looks
         self._means = {}
 
-    def means(self, record, samples=None):
+    def means(self, record, samples=None, shifts=True):
         """RESAMPLES drawn means of the record's pyperf values (grouped
         by worker process), or of ``samples`` (one number per run, each
-        a group); None with fewer than MIN_VALUES."""
+        a group); None with fewer than MIN_VALUES.  ``shifts``: with
+        its blocks' shifts; False for a comparison across runs, which
+        draws the runs' drift instead (gilbench.report.tables.builds)."""
         if samples is None:
             groups = record.run_values or (record.values,)
             spread = variance.spread_of(record)
@@ -104,6 +107,9 @@ class Resampler:
         if sum(len(group) for group in groups) < MIN_VALUES or spread is None:
             return None
         identity = (record.name, record.dims.get(INTERPRETER), groups)
+        if not shifts:
+            spread = replace(spread, shift_sd=0.0, duet_shift_sd=0.0)
+            identity = ("without shifts",) + identity
         found = self._means.get(identity)
         if found is None:
             # The values are part of the seed: two files' benchmarks of one

@@ -5,8 +5,9 @@ A pair's cell is the geometric mean, over the matched benchmarks of a
 family, of the ratio of their means; the overall answer the geometric
 mean of the families' (each family weighs the same, however many
 benchmarks it has).  Its interval comes from the same bootstrap draws as
-every cell's (gilbench.report.numbers.intervals): draw by draw, the
-geometric means of the drawn ratios.
+every cell's (gilbench.report.numbers.intervals), without the blocks'
+shifts, which are within a run: draw by draw, the geometric means of the
+drawn ratios, each file's family moved by a drift between runs (DRIFT).
 """
 from __future__ import annotations
 
@@ -27,19 +28,21 @@ ALL = "all families (geometric mean)"
 NOT_FREE = "n/a: not a free-threaded build"
 # Two runs of one interpreter move a family's benchmarks together (they
 # are measured in one stretch of time): each file's family draws a shift
-# of this standard deviation in log terms on top of its benchmarks' own
-# draws, per point (docs/free-threaded.rst gives the A/A figures behind
-# them; bench/build_coverage.py measures them).
-FAMILY_DRIFT = {builds.ONE: 0.04, builds.USABLE: 0.08}
+# of this standard deviation in log terms, per point, on top of its
+# benchmarks' own draws (without their blocks' shifts, which are within
+# a run).  Fitted by bench/fit_build_drift.py on the A/A runs kept in
+# bench/aa/ (its --check says whether these are its fit);
+# docs/free-threaded.rst gives the fit and its coverage.
+DRIFT = {builds.ONE: 0.075, builds.USABLE: 0.05}
 NOTE = ("A family's cell: the geometric mean over the benchmarks both files "
         "measured with a threads axis (matched by their dimensions), with "
         "their count in parentheses; the last row: the geometric mean of "
         "the families'. [low-high]: the 95%% interval of the same "
-        "bootstrap as every cell's, each file's family also drawing a "
-        "shift common to its benchmarks (%s)."
-        % ", ".join("%g%% at %s" % (FAMILY_DRIFT[p] * 100,
-                                    builds.POINTS[p][0])
-                    for p in sorted(FAMILY_DRIFT)))
+        "bootstrap as every cell's (without the blocks' shifts, which are "
+        "within a run), each file's family also drawing a shift common to "
+        "its benchmarks, fitted on A/A runs (%s)."
+        % ", ".join("%g%% at %s" % (DRIFT[p] * 100, builds.POINTS[p][0])
+                    for p in sorted(DRIFT)))
 
 
 def is_free(result):
@@ -99,7 +102,8 @@ def _ratios(pairs, point, family):
         ordered = [(twin_, free) for free, twin_ in pairs]
     logs = [numpy.log(top.mean / bottom.mean) for top, bottom in ordered]
     value = float(numpy.exp(numpy.mean(logs)))
-    drawn = [(intervals.SHARED.means(top), intervals.SHARED.means(bottom))
+    drawn = [(intervals.SHARED.means(top, shifts=False),
+              intervals.SHARED.means(bottom, shifts=False))
              for top, bottom in ordered]
     if any(top is None or bottom is None for top, bottom in drawn):
         return value, None
@@ -108,7 +112,7 @@ def _ratios(pairs, point, family):
     free, twin_ = pairs[0]
     for record in (free, twin_):
         logged = logged + intervals.shift(
-            (record.dims[INTERPRETER], family, point), FAMILY_DRIFT[point])
+            (record.dims[INTERPRETER], family, point), DRIFT[point])
     return value, logged
 
 
