@@ -40,17 +40,18 @@ import os
 import sys
 
 import numpy
+from scipy import stats
 
 from gilbench.model import builds as declared
 from gilbench.report.data import loader
-from gilbench.report.numbers import intervals
 from gilbench.report.tables import builds, pivot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KEPT = os.path.join(HERE, "aa")
 # What DRIFT keeps of a fitted standard deviation.
 ROUNDED = 0.005
-Z = 1.959964  # the normal's 97.5% point: a 95% width is 2 Z sd
+# The normal's 97.5% point (scipy.stats.norm): a 95% width is 2 Z sd.
+Z = float(stats.norm.ppf(0.975))
 
 
 def pairs(folders):
@@ -71,17 +72,13 @@ def moved(first, second):
         count = builds.threads_at(results[0], results[1], point)
         for family in families:
             matched = builds.matched(results[0], results[1], family, count)
-            drawn = [(intervals.SHARED.means(a, shifts=False),
-                      intervals.SHARED.means(b, shifts=False))
-                     for a, b in matched]
-            if not matched or any(a is None or b is None
-                                  for a, b in drawn):
+            if not matched:
                 continue
-            logs = numpy.mean([numpy.log(a / b) for a, b in drawn], axis=0)
-            low, high = numpy.quantile(logs, [0.025, 0.975])
-            point_log = float(numpy.mean([math.log(a.mean / b.mean)
-                                          for a, b in matched]))
-            found[(point, family)] = (point_log,
+            value, logged = builds.within_run(matched, point)
+            if logged is None:
+                continue
+            low, high = numpy.quantile(logged, [0.025, 0.975])
+            found[(point, family)] = (math.log(value),
                                       ((high - low) / (2 * Z)) ** 2)
     return found
 

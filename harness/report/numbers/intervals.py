@@ -108,10 +108,11 @@ class Resampler:
             return None
         identity = (record.name, record.dims.get(INTERPRETER), groups)
         if not shifts:
-            spread = replace(spread, shift_sd=0.0, duet_shift_sd=0.0)
             identity = ("without shifts",) + identity
         found = self._means.get(identity)
         if found is None:
+            if not shifts:
+                spread = replace(spread, shift_sd=0.0, duet_shift_sd=0.0)
             # The values are part of the seed: two files' benchmarks of one
             # name and label (compare's two sides) draw independently.
             seed = zlib.crc32(repr(identity).encode())

@@ -94,8 +94,10 @@ def matched(free, twin_file, family, count):
     return pairs
 
 
-def _ratios(pairs, point, family):
-    """(geometric mean of the ratios, its logged draws or None)."""
+def within_run(pairs, point):
+    """(geometric mean of the ratios of ``pairs`` (matched's), its logged
+    draws as each run's own spread gives them -- without a drift between
+    the runs -- or None)."""
     if point == builds.ONE:
         ordered = pairs
     else:
@@ -107,8 +109,16 @@ def _ratios(pairs, point, family):
              for top, bottom in ordered]
     if any(top is None or bottom is None for top, bottom in drawn):
         return value, None
-    logged = numpy.mean([numpy.log(top / bottom) for top, bottom in drawn],
-                        axis=0)
+    return value, numpy.mean([numpy.log(top / bottom)
+                              for top, bottom in drawn], axis=0)
+
+
+def _ratios(pairs, point, family):
+    """(geometric mean of the ratios, its logged draws or None): within
+    each run, plus each file's family's drift."""
+    value, logged = within_run(pairs, point)
+    if logged is None:
+        return value, None
     free, twin_ = pairs[0]
     for record in (free, twin_):
         logged = logged + intervals.shift(
