@@ -71,6 +71,23 @@ def path_of(params):
     return dict(found[0]).get(name)
 
 
+def twins(benchmarks):
+    """[[index, ...]] of ``benchmarks`` (registry Benchmarks, by index)
+    that differ only in their revision: one case at one point, one
+    benchmark per revision."""
+    found = {}
+    for index, bench in benchmarks:
+        if AXIS not in bench.params:
+            continue
+        point = (bench.spec.base_name,
+                 tuple(sorted((name, repr(value))
+                              for name, value in bench.params.items()
+                              if name != AXIS)))
+        found.setdefault(point, []).append(index)
+    return [sorted(group) for _, group in sorted(found.items())
+            if len(group) > 1]
+
+
 def enter():
     """In a benchmark program: its revision's directory first on
     sys.path, before any case module is imported."""

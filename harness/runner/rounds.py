@@ -98,31 +98,59 @@ def _wanted(store, design, needed, failed):
     """[Step] of every benchmark that needs more, and the indexes at the
     most processes that would still need more; ``needed``: {name: OPEN or
     UNSURE} of those a finding reads."""
-    steps, limited = [], []
-    for index, runs in store.measured().items():
-        if index in failed:
-            continue
+    measured = dict((index, runs) for index, runs in store.measured().items()
+                    if index not in failed)
+    wants, tiers, limited = {}, {}, []
+    for index, runs in measured.items():
         groups = [run.values for run in runs]
-        costs = designs.costs(runs)
         name = store.benchmarks[index].name
-        want = design.more(groups, costs, name in needed, len(runs))
-        if want is None:
-            if len(runs) >= designs.MOST_PROCESSES and (
-                    name in needed or not designs.narrow(groups)):
-                limited.append(index)
-            continue
-        add, values = want
+        tiers[index] = needed.get(name, SPREAD)
+        want = design.more(groups, designs.costs(runs), name in needed,
+                           len(runs))
+        if want is not None:
+            wants[index] = want
+        elif len(runs) >= designs.MOST_PROCESSES and (
+                name in needed or not designs.narrow(groups)):
+            limited.append(index)
+    _twinned(store, measured, wants, tiers)
+    steps = []
+    for index, (add, values) in wants.items():
+        runs = measured[index]
         # Priced at its slowest value: some cases' values split into modes
         # far apart, and a mean lets a round overrun.
         cost = designs.step_seconds(designs.costs(runs, slowest=True), add,
                                     values)
-        steps.append(Step(index, add, values, cost,
-                          needed.get(name, SPREAD),
-                          designs.benefit(groups, add, values) / cost))
+        steps.append(Step(index, add, values, cost, tiers[index],
+                          designs.benefit([run.values for run in runs], add,
+                                          values) / cost))
     # Answers a finding waits on first; each tier by what narrows an
     # interval most for its seconds.
     steps.sort(key=lambda step: (step.tier, -step.gain))
     return steps, limited
+
+
+def _twinned(store, measured, wants, tiers):
+    """Give a benchmark's revisions (gilbench continuous) one step: where
+    one wants more, each gets the most processes and values any of them
+    wants, at the first tier any is in.  A case's values are not
+    always alike within a process (the first after the warmup can read a
+    machine state the later ones do not), so two revisions measured with
+    different values per process would differ by that alone."""
+    for group in revisions.twins(
+            (index, store.benchmarks[index]) for index in measured):
+        asked = [wants[index] for index in group if index in wants]
+        if not asked:
+            continue
+        add = max(want[0] for want in asked)
+        values = max(want[1] for want in asked)
+        tier = min(tiers[index] for index in group)
+        for index in group:
+            room = designs.MOST_PROCESSES - len(measured[index])
+            if room > 0:
+                wants[index] = (min(add, room), values)
+                tiers[index] = tier
+            else:
+                wants.pop(index, None)
 
 
 def spend(store, design, deadline, judge=None, say=None):
@@ -198,12 +226,12 @@ def _round(store, chosen, number, needed, answers, deadline, outcome,
            say):
     """Measure ``chosen`` in blocks (gilbench.runner.blocks): the j-th
     block of each group of partners (the names undecided ``answers``
-    read together, blocks.partner_groups; a benchmark in none is a group
-    of its own) holds one worker process of each of its steps adding j or
-    more, back to back in a fresh random order, the groups too in a
-    random order -- two of a group at a time as a duet
-    (gilbench.measure.duet), a block of its own, where they can;
-    (measured, of them busy)."""
+    read together, and a benchmark's revisions, blocks.partner_groups; a
+    benchmark in none is a group of its own) holds one worker process of
+    each of its steps adding j or more, back to back in a fresh random
+    order, the groups too in a random order -- two of a group at a time
+    as a duet (gilbench.measure.duet), a block of its own, where they
+    can; (measured, of them busy)."""
     tally = _Tally()
     if say:
         say("round %d: up to %d more worker processes for %d benchmarks "
@@ -211,7 +239,12 @@ def _round(store, chosen, number, needed, answers, deadline, outcome,
                 number, sum(step.add for step in chosen), len(chosen),
                 sum(step.cost for step in chosen), deadline - time.time()))
     looked = set()  # the benchmarks this round counted a look for
-    group = _grouping(store, chosen, blocks.partner_groups(answers))
+    twins = [[store.benchmarks[index].name for index in found]
+             for found in revisions.twins(
+                 (step.index, store.benchmarks[step.index])
+                 for step in chosen)]
+    group = _grouping(store, chosen,
+                      blocks.partner_groups(list(answers) + twins))
     for j in range(max(step.add for step in chosen)):
         order = blocks.grouped([s for s in chosen if s.add > j],
                                lambda s: group[s.index])

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from gilbench.model import design as designs
+from gilbench.model import revisions
 from gilbench.runner import judging, rounds
 
 
@@ -31,7 +32,9 @@ class ModelStore(object):
         self.models = models
         self.busy = busy
         self.duration = duration
-        self.benchmarks = [SimpleNamespace(name=name) for name in models]
+        self.benchmarks = [SimpleNamespace(
+            name=name, params={}, spec=SimpleNamespace(base_name=name))
+            for name in models]
         self.runs = {}
         self.states = {}
         self.pending = {}
@@ -280,6 +283,53 @@ def test_a_round_measures_in_blocks_of_one_process_each():
     assert sorted(order[:2]) == sorted(order[2:4]) == ["a", "b"]
     assert store.states[0]["looks"] == 1 + len(
         {block.split(".")[1] for block in store.blocks[0]})
+
+
+def _revisions(store, case="fastsum.call"):
+    """``store``'s benchmarks as one case's revisions (gilbench
+    continuous), at the revision each name ends with."""
+    for bench in store.benchmarks:
+        if "-" not in bench.name:
+            continue
+        bench.params = {"threads": 2,
+                        revisions.AXIS: bench.name.rsplit("-", 1)[1]}
+        bench.spec = SimpleNamespace(base_name=case)
+
+
+def test_a_benchmarks_revisions_get_one_step_together():
+    # The base's processes agree; the head's disagree, which alone would
+    # take one value each in more processes: both get the head's
+    # processes, at the most values either wants, in the same blocks.
+    store = ModelStore({"x-base": (1e-6, 0.001, 0.3),
+                        "x-head": (1e-6, 0.3, 0.001),
+                        "other": (1e-6, 0.001, 0.3)})
+    alone = dict((step.index, (step.add, step.values)) for step in
+                 rounds._wanted(store, designs.Design(), {}, {})[0])
+    _revisions(store)
+    store.benchmarks[2].params = {"threads": 2, revisions.AXIS: "base"}
+    steps, _ = rounds._wanted(store, designs.Design(), {}, {})
+    together = dict((step.index, (step.add, step.values)) for step in steps)
+    assert alone[1][1] < alone[0][1]
+    assert together[0] == together[1] == (
+        max(alone[1][0], alone[0][0]), max(alone[1][1], alone[0][1]))
+    assert together.get(2) == alone.get(2)  # not a revision of theirs
+    rounds._round(store, [s for s in steps if s.index in (0, 1)], 1, {}, [],
+                  time.time() + 60, rounds.Outcome(), None)
+    assert store.blocks[0] == store.blocks[1]
+    order = [name for _, name in store.measured_in]
+    assert all(sorted(order[k:k + 2]) == ["x-base", "x-head"]
+               for k in range(0, len(order), 2))
+
+
+def test_a_revision_at_the_most_processes_leaves_its_twin_to_go_on():
+    store = ModelStore({"x-base": (1e-6, 0.3, 0.001),
+                        "x-head": (1e-6, 0.3, 0.001)})
+    _revisions(store)
+    store.runs[0] = [store._draw("x-base", 2)
+                     for _ in range(designs.MOST_PROCESSES)]
+    steps, limited = rounds._wanted(store, designs.Design(), {}, {})
+    assert [step.index for step in steps] == [1]
+    assert limited == [0]
 
 
 def test_a_step_is_priced_at_its_slowest_value():
