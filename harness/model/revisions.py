@@ -71,6 +71,14 @@ def path_of(params):
     return dict(found[0]).get(name)
 
 
+def point_of(dimensions):
+    """What a benchmark's revisions share: ``dimensions`` (params, or a
+    record's metadata dimensions) but the revision, as a sorted key."""
+    return tuple(sorted((name, repr(value))
+                        for name, value in dimensions.items()
+                        if name != AXIS and value is not None))
+
+
 def twins(benchmarks):
     """[[index, ...]] of ``benchmarks`` (registry Benchmarks, by index)
     that differ only in their revision: one case at one point, one
@@ -79,10 +87,7 @@ def twins(benchmarks):
     for index, bench in benchmarks:
         if AXIS not in bench.params:
             continue
-        point = (bench.spec.base_name,
-                 tuple(sorted((name, repr(value))
-                              for name, value in bench.params.items()
-                              if name != AXIS)))
+        point = (bench.spec.base_name, point_of(bench.params))
         found.setdefault(point, []).append(index)
     return [sorted(group) for _, group in sorted(found.items())
             if len(group) > 1]

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.model import revisions
 from gilbench.report.data import loader, sides
-from gilbench.report.data.lookup import key
 from gilbench.report.tables import pivot, questions
 
 
@@ -99,8 +98,7 @@ def _revision_twins(results):
         by_point = {}
         for record in result.records:
             if revisions.AXIS in record.dims:
-                point = key({k: v for k, v in record.dims.items()
-                             if k != revisions.AXIS})
+                point = revisions.point_of(record.dims)
                 by_point.setdefault(point, []).append(record)
         for group in by_point.values():
             for record in group:
