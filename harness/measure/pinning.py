@@ -1,7 +1,7 @@
 """``--pin-threads``: thread (or process) i runs on usable CPU i mod ncpus,
-the CPUs ordered so that distinct physical cores come first.  A run pins
-by default where the usable CPUs include SMT siblings
-(:func:`pin_by_default`; ``--no-pin-threads`` opts out).
+the CPUs ordered so that distinct physical cores come first.  A run on
+Linux pins by default (:func:`pin_by_default`; ``--no-pin-threads``
+opts out).
 
 Pinning is done by each thread or process itself, before it parks at the
 start gate, so it is set-up, not measured.  On Linux a thread is pinned
@@ -88,15 +88,13 @@ def by_core(cpus, root=TOPOLOGY, cores=None):
     return firsts + rest
 
 
-def pin_by_default(cpus, root=TOPOLOGY):
-    """Whether a run pins when not told: on Linux, where two of ``cpus``
-    are SMT siblings (share a physical core), so that N threads get N
-    cores as far as there are, not whichever siblings the OS picks."""
-    if not sys.platform.startswith("linux"):
-        return False
-    told = [core for core in (core_of(cpu, root) for cpu in cpus)
-            if core is not None]
-    return len(set(told)) < len(told)
+def pin_by_default(platform=sys.platform):
+    """Whether a run pins when not told: wherever it can (Linux).  Left
+    to the scheduler, threads woken at the start gate share one CPU for
+    their first 20-30 ms and a new process waits for the load balancer,
+    so N workers' first values do not measure N CPUs (docs/reading.rst,
+    "Threads where the OS puts them")."""
+    return platform.startswith("linux")
 
 
 class Pinning(object):

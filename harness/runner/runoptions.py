@@ -48,12 +48,11 @@ def add_run_options(parser, output_help):
                            action="store_true", default=None,
                            help="pin thread (or process) i to usable CPU "
                            "i mod ncpus, distinct physical cores first "
-                           "(default where the usable CPUs include SMT "
-                           "siblings)")
+                           "(default on Linux)")
     placement.add_argument("--no-pin-threads", dest="pin_threads",
                            action="store_false",
                            help="leave threads and processes where the OS "
-                           "puts them (default without SMT siblings)")
+                           "puts them (the default elsewhere)")
     parser.add_argument("--fresh-workers", action="store_true",
                         help="start each pyperf worker as a fresh "
                         "interpreter (its own hash seed and address "
@@ -106,10 +105,9 @@ def check_run_options(args):
     if args.resume and args.restart:
         raise UsageError("--resume and --restart exclude each other")
     if args.pin_threads is None:
-        # Here, not at the top: psutil and the registry only for a run.
+        # Here, not at the top: the worker side's modules only for a run.
         from gilbench.measure import pinning
-        from gilbench.model import machine
-        args.pin_threads = pinning.pin_by_default(machine.affinity())
+        args.pin_threads = pinning.pin_by_default()
     if getattr(args, "why", False):
         from gilbench.measure import whysampler
         whysampler.export()
