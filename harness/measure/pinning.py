@@ -90,10 +90,10 @@ def by_core(cpus, root=TOPOLOGY, cores=None):
 
 def pin_by_default(platform=sys.platform):
     """Whether a run pins when not told: wherever it can (Linux).  Left
-    to the scheduler, threads woken at the start gate share one CPU for
-    their first 20-30 ms and a new process waits for the load balancer,
-    so N workers' first values do not measure N CPUs (docs/reading.rst,
-    "Threads where the OS puts them")."""
+    to the scheduler, threads woken at the start gate and new worker
+    processes start on their waker's CPU until the load balancer spreads
+    them, so N workers' first values do not measure N CPUs
+    (docs/reading.rst, "Threads where the OS puts them")."""
     return platform.startswith("linux")
 
 
