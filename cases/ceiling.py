@@ -26,7 +26,10 @@ cl_stream_pass through buffers of its own, each at least the last-level
 cache (``stream_bytes``), reading one and writing the other.  N threads
 share the machine's memory bandwidth, so its speedup is what a
 memory-bound call can reach; a call that scales like it, and less than
-the compute ceiling, is memory-bound.
+the compute ceiling, is memory-bound.  It counts threads up to the usable
+CPUs only: beyond them threads take turns on the CPUs, as the compute
+ceiling already shows, and each one's buffers (up to a GiB where the
+last-level cache is large) cost their set-up in every worker process.
 """
 from itertools import repeat
 
@@ -172,8 +175,8 @@ def _stream_spec():
         "one pass through the worker's own buffers (each at least the "
         "last-level cache: a read and a write of main memory), GIL "
         "released (Cython with nogil), in N threads",
-        driver=THREADS, axes=[threads(values=COUNTS, quick=QUICK_COUNTS,
-                                      machine=True, beyond=True)],
+        driver=THREADS, axes=[threads(values=QUICK_COUNTS,
+                                      quick=QUICK_COUNTS, machine=True)],
         check=needs(CYTHON_MODULE), sizing=SIZING)
 
 

@@ -5,6 +5,7 @@ free-threaded build with the GIL left off), and the report computes their
 
 No test asserts a speedup: on a loaded 2-core machine it is noise.
 """
+import os
 import re
 import timeit
 
@@ -195,6 +196,26 @@ def test_every_count_the_gil_family_uses():
     for variant in ("threads", "processes"):
         axis = spec(variant, "cython").axis(variant)
         assert axis.values == gil_counts and axis.quick == [1, 2]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("cpus, counts", [
+    (2, "1,2"), (8, "1,2,4,8"), (64, "1,2,16,64")])
+def test_the_memory_ceiling_counts_threads_up_to_the_usable_cpus(cpus,
+                                                                counts):
+    # Beyond the CPUs threads take turns, which the compute ceiling shows;
+    # each stream thread's buffers cost their set-up in every process.
+    env = dict(os.environ, GILBENCH_PLAN_CPUS=str(cpus))
+    listed = run_harness("list", "--case", "ceiling.*", env=env)
+    assert listed.code == 0, listed
+    stream, = [line for line in listed.stdout.splitlines()
+               if line.startswith("ceiling.stream.")]
+    assert "[threads=%s]" % counts in stream, stream
+    # The compute ceiling still reads beyond them.
+    spin, = [line for line in listed.stdout.splitlines()
+             if line.startswith("ceiling.spin.threads.cython")]
+    spun = re.search(r"\[threads=([\d,]+)\]", spin).group(1)
+    assert max(int(n) for n in spun.split(",")) > cpus, spin
 
 
 # -- end to end: run, then report ----------------------------------------
