@@ -28,8 +28,8 @@ share the machine's memory bandwidth, so its speedup is what a
 memory-bound call can reach; a call that scales like it, and less than
 the compute ceiling, is memory-bound.  It counts threads up to the usable
 CPUs only: beyond them threads take turns on the CPUs, as the compute
-ceiling already shows, and each one's buffers (up to a GiB where the
-last-level cache is large) cost their set-up in every worker process.
+ceiling already shows, and each one's buffers cost their set-up in
+every worker process.
 """
 from itertools import repeat
 
