@@ -7,13 +7,18 @@ What the machine does between two programs seconds apart moves a
 process's mean by far more on a shared host than two partners' values
 alternating in one process (gilbench.measure.duet) move their ratio
 (docs/reading.rst, "Duets", gives the figures).  So under the adaptive design,
-each pass also measures every pair of partners as a duet (DUET_VALUES
+each pass also measures pairs of partners as a duet (DUET_VALUES
 values each, not the look's two), a block of its own, DUET_PASSES times
 in all (LONE_PASSES where too few of its
 family's pairs share its shape to lend it a spread): the two an answer
-divides, decided or not, as the judge names them after the second
-block (a best-of's: its winner and runner-up), or each two of one case
-at two axis values that an efficiency or a best-of of speedups reads.
+divides, as the judge names them after the second block (a best-of's:
+its winner and runner-up), or each two of one case at two axis values
+that an efficiency or a best-of of speedups reads -- of each answer the
+two blocks leave undecided or wider than its margin both ways
+(``gilbench judge``'s ``partners``).  An answer those blocks settle
+costs no duets; one they leave open was chosen by that look, so its
+duets are a decision look (the report widens its interval for it),
+though their seconds still price the first look.
 From two duets a pair's ratio has a spread of its own (what their log ratios
 varied by, moderated across the family's pairs:
 gilbench.report.numbers.pairs), while the processes apart keep telling
@@ -103,9 +108,9 @@ def _passes(store, pairs):
 
 
 def _pairs(store, wanted, judge):
-    """The pairs an answer divides (as the judge names them now, after
-    the second block; _twos), in the registry's order, where duets are
-    measured: a benchmark may be in several."""
+    """The pairs an open answer divides (as the judge names them now,
+    after the second block; _twos), in the registry's order, where duets
+    are measured: a benchmark may be in several."""
     verdict = (judge(store.snapshot()) if judge is not None and store.duets
                else None)
     if verdict is None:
@@ -166,7 +171,10 @@ def _duet(store, pair, k, label, clock, args):
                 store.benchmarks[pair[1].index].name, k, why))
         return
     for index in found:
-        store.add(index, None, decided_by=False, block=block, look=False)
+        # The look after the second block chose it: one decision look
+        # more, once, however many duets it holds.
+        store.add(index, None, decided_by=True, block=block,
+                  look=store.state(index).get("looks", 1) < 2, first=True)
 
 
 def _duets_held(store, pair):

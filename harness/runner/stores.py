@@ -33,16 +33,21 @@ def _runs_of(path):
             for run in bench.get_runs() if run.values]
 
 
-def _looked(state, decided_by, seconds, look=True):
+def _looked(state, decided_by, seconds, look=True, first=None):
     """``state`` after one more look (a decision look when an undecided
     finding asked for it) that took ``seconds``; not a ``look``: one
-    more block of a look already counted (its seconds only)."""
+    more block of a look already counted (its seconds only).  ``first``
+    (default: not a look): its seconds price the first look, as the
+    first look's duets do although the judge chose them
+    (gilbench.runner.laterblocks)."""
+    if first is None:
+        first = not look
     return {"looks": state.get("looks", 1) + (1 if look else 0),
             "decision_looks": state.get("decision_looks", 1)
             + (1 if decided_by and look else 0),
             "seconds": state.get("seconds", 0.0) + seconds,
-            "first_seconds": (first_seconds(state) if look
-                              else (first_seconds(state) or 0.0) + seconds)}
+            "first_seconds": ((first_seconds(state) or 0.0) + seconds
+                              if first else first_seconds(state))}
 
 
 def first_seconds(state):
@@ -148,10 +153,11 @@ class JournalStore(_Store):
     def state(self, index):
         return self.done[index].get("state") or {}
 
-    def add(self, index, number, decided_by, block, look=True):
+    def add(self, index, number, decided_by, block, look=True, first=None):
         """Commit the pending measurement of ``index`` (of round
         ``number``, None for the first look's later blocks; in ``block``)
-        with its earlier runs, as one pyperf file; a ``look`` more."""
+        with its earlier runs, as one pyperf file; a ``look`` more
+        (``first``: as _looked)."""
         path, attempt, seconds = self._pending.pop(index)
         entry = self.done[index]
         merged = self.book.pyperf_path(entry)
@@ -167,7 +173,8 @@ class JournalStore(_Store):
                    replace=True)
         self.done[index] = self.book.commit(
             index, entry["name"], None, attempt=attempt + "all.",
-            state=_looked(self.state(index), decided_by, seconds, look))
+            state=_looked(self.state(index), decided_by, seconds, look,
+                          first))
         for superseded in (path, merged):  # the new entry holds their runs
             os.remove(superseded)
 
@@ -215,10 +222,10 @@ class ResultStore(_Store):
                 "decision_looks": meta.get(DECISION_LOOKS_KEY, 1),
                 "seconds": meta.get(SECONDS_KEY, 0.0)}
 
-    def add(self, index, number, decided_by, block, look=True):
+    def add(self, index, number, decided_by, block, look=True, first=None):
         path, _, seconds = self._pending.pop(index)
         name = self.benchmarks[index].name
-        state = _looked(self.state(index), decided_by, seconds, look)
+        state = _looked(self.state(index), decided_by, seconds, look, first)
         self.runs.add(name, path, dict(_added(number, block),
                                        **{EXTENDED_KEY: 1}))
         self.runs.update(name, results.cost_metadata(state))

@@ -1,8 +1,9 @@
 """The first look's later blocks (gilbench.runner.laterblocks): the
-pairs every answer divides measured as duets from the start, on a store
+pairs an open answer divides measured as duets, on a store
 that measures from a model."""
 from types import SimpleNamespace
 
+import pytest
 from test_rounds import DuetStore
 
 from gilbench.model import design as designs
@@ -143,3 +144,24 @@ def test_a_duet_measures_more_values_than_the_look_alone():
         laterblocks.DUET_VALUES)
     assert store.values_asked
     assert set(store.values_asked) == {laterblocks.DUET_VALUES}
+
+
+def test_duets_the_second_block_chose_are_one_decision_look_more():
+    """The judge after the second block chose which pairs get duets: a
+    benchmark in one gets one decision look more (the report widens its
+    interval for it), once however many duets it holds, and their seconds
+    still price its first look; a benchmark in none keeps one look."""
+    store, wanted = _first_block(MODELS)
+    judge = Names([["gil.a/t1", "gil.a/t2"], ["gil.a/t1", "gil.b/t1"]])
+    laterblocks.later(store, wanted, judge, CLOCK, ARGS)
+    states = dict((b.name, store.state(i))
+                  for i, b in enumerate(store.benchmarks))
+    for name in ("gil.a/t1", "gil.a/t2", "gil.b/t1"):
+        assert states[name]["looks"] == 2
+        assert states[name]["decision_looks"] == 2
+    # a/t1's second block alone and its 2 pairs x LONE_PASSES duets are
+    # each priced with the first look.
+    duets = 2 * laterblocks.LONE_PASSES
+    assert states["gil.a/t1"]["first_seconds"] == pytest.approx(
+        (1 + duets) * store.duration)
+    assert states["gil.d/t1"].get("decision_looks", 1) == 1

@@ -177,3 +177,39 @@ def test_the_judge_names_a_best_ofs_two_leaders_only(tmp_path):
     assert said["partners"] == [sorted([names["cython"], names["cffi"]])]
     assert said["undecided"] == 1
     assert set(said["open"]) == {names["cython"], names["cffi"]}
+
+
+def test_the_judge_names_no_partners_for_an_answer_already_settled(tmp_path):
+    """After the second block the judge names, as partners to measure
+    side by side, what an undecided answer reads, and what a decided one
+    reads while its interval is wider than its margin both ways; an
+    answer decided within (1 + margin)^2 (high over low) is settled and
+    costs no duets."""
+    from gilbench.report.commands import judge
+
+    def said(nogil_runs):
+        gil_runs = [[1e-6, 1.001e-6], [1.001e-6, 1.002e-6],
+                    [1.0e-6, 1.001e-6]]
+        path = write_result(tmp_path, "py311.json", "3.11.7", [
+            (gil("trivial", "gil", "cython", 1), gil_runs),
+            (gil("trivial", "nogil", "cython", 1), nogil_runs)],
+            tables=[], extra={FINDINGS_KEY: json.dumps([
+                finding("released over held?", SLOWDOWN,
+                        at={"threads": 1})])})
+        results = loader.load_results([str(path)])
+        table = questions.findings_table(results,
+                                         pivot.family_order(results))
+        cell = table.rows[0].answers[0]
+        return cell, judge.verdict(results)
+
+    tight = [[2e-6, 2.001e-6], [2.002e-6, 2.001e-6], [2.0e-6, 2.003e-6]]
+    cell, verdict = said(tight)
+    assert cell.significant and cell.interval[1] / cell.interval[0] < 1.21
+    assert verdict["partners"] == [] and verdict["undecided"] == 0
+    # Decided as well, 2x away from 1, but its processes scatter widely:
+    # its duets would narrow it, so the judge names its two.
+    scattered = [[1.5e-6, 1.5e-6], [2.8e-6, 2.8e-6], [2.0e-6, 2.0e-6]]
+    cell, verdict = said(scattered)
+    assert cell.significant and cell.interval[1] / cell.interval[0] > 1.21
+    assert len(verdict["partners"]) == 1
+    assert verdict["undecided"] == 0

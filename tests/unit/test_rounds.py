@@ -11,7 +11,7 @@ import pytest
 
 from gilbench.model import design as designs
 from gilbench.model import revisions
-from gilbench.runner import judging, rounds
+from gilbench.runner import judging, rounds, stores
 
 
 def _run(values, loops=10, duration=0.01, foreign=0.0, round_=0):
@@ -73,14 +73,11 @@ class ModelStore(object):
         self.pending[index] = new
         return new, None
 
-    def add(self, index, number, decided_by, block, look=True):
+    def add(self, index, number, decided_by, block, look=True, first=None):
         self.runs[index] = self.runs[index] + self.pending.pop(index)
         self.blocks.setdefault(index, []).append(block)
-        state = self.state(index)
-        self.states[index] = {
-            "looks": state.get("looks", 1) + (1 if look else 0),
-            "decision_looks": state.get("decision_looks", 1)
-            + (1 if decided_by and look else 0)}
+        self.states[index] = stores._looked(self.state(index), decided_by,
+                                            self.duration, look, first)
 
     def snapshot(self):
         self.snapshots += 1

@@ -14,9 +14,13 @@ processes cannot decide.
 Prints ``{"open": [benchmark names], "unsure": [], "undecided": N,
 "cannot": M, "answers": [[question, interpreter, answer, [names]],
 ...], "partners": [[names], ...]}`` ("unsure" is kept, empty, for the
-readers of older verdicts; "partners": what every answer reading two or
-more measured benchmarks reads, decided or not -- what a run's first
-look measures together, gilbench.runner.laterblocks).  A best-of's
+readers of older verdicts; "partners": what each answer reading two or
+more measured benchmarks reads where it is undecided or not yet settled
+-- what a run's first look measures together, gilbench.runner.laterblocks).
+An answer is settled when it is decided and its interval lies within
+its margin of its point both ways: its high end at most (1 + margin)^2
+its low end, as narrow as the margin asks of a "the same" verdict;
+duets would narrow it no further than its question needs.  A best-of's
 answer names its winner and runner-up only: its margin is their ratio,
 read from their duets where they have them, and the other candidates'
 processes would not narrow it.
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 from gilbench.errors import OneLineErrorParser, UsageError
 from gilbench.model import revisions
 from gilbench.report.data import loader, sides
+from gilbench.report.kinds import base
 from gilbench.report.tables import pivot, questions
 
 
@@ -54,14 +59,24 @@ def is_undecided(cell):
             and cell.same is None and cell.interval is not None)
 
 
+def is_settled(cell, margin):
+    """A decided answer whose interval is no wider than (1 + margin)^2
+    (high over low): what more processes would narrow, no question
+    needs."""
+    if is_undecided(cell) or cell.missing or cell.interval is None:
+        return False
+    low, high = cell.interval
+    return 0 < low and high <= low * (1.0 + margin) ** 2
+
+
 def undecided(results):
     """([Undecided] more processes may decide, [keys] they cannot)."""
     return _judged(results)[:2]
 
 
 def _judged(results):
-    """As :func:`undecided`, and the names every answer that reads two or
-    more measured benchmarks reads, decided or not."""
+    """As :func:`undecided`, and the names each answer that reads two or
+    more measured benchmarks reads, unless it is settled."""
     # A run of two revisions (gilbench continuous) decides each one's,
     # and measures a benchmark's revisions together (twinned).
     twins = _revision_twins(results)
@@ -74,7 +89,8 @@ def _judged(results):
             # A best-of's margin divides its two leaders: the others'
             # processes would not narrow it.
             read = cell.duel or cell.read or ()
-            if len(read) >= 2:
+            if len(read) >= 2 and not is_settled(
+                    cell, base.margin_of(row.declaration)):
                 partners.append(sorted(r.name for r in read))
             if not is_undecided(cell):
                 continue
