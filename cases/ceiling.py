@@ -129,12 +129,20 @@ def stream_bytes():
     return max(machine.last_level_cache() or 0, STREAM_MIN_BYTES)
 
 
+# This process's streams, by worker: the two benchmarks of a duet take
+# turns (their values alternate), so they share them, and a duet of 1 and
+# 2 threads writes two streams' pages before the clock, not three.
+_STREAMS = []
+
+
 def cython_streams(count):
     """One Stream per worker, its pages written before the clock."""
     module = import_extension(CYTHON_MODULE)
     size = stream_bytes()
     record(stream_bytes=size)
-    return [module.Stream(size) for _ in range(count)]
+    while len(_STREAMS) < count:
+        _STREAMS.append(module.Stream(size))
+    return _STREAMS[:count]
 
 
 def calibrate_cython(params):

@@ -142,6 +142,18 @@ def test_a_stream_needs_a_word():
         _ceiling_cy.Stream(7)
 
 
+def test_a_duets_partners_share_their_streams(monkeypatch):
+    """A duet of 1 and 2 threads sets up two streams, not three: its
+    partners take turns, so each worker's stream is shared."""
+    monkeypatch.setattr(ceiling, "_STREAMS", [])
+    monkeypatch.setattr(ceiling, "stream_bytes", lambda: 8 * 64)
+    one = ceiling.cython_streams(1)
+    two = ceiling.cython_streams(2)
+    assert two[0] is one[0] and two[1] is not two[0]
+    assert len(ceiling._STREAMS) == 2
+    assert ceiling.cython_streams(1)[0] is one[0]
+
+
 def test_each_buffer_is_at_least_the_last_level_cache():
     from gilbench.model import machine
     assert ceiling.stream_bytes() >= max(machine.last_level_cache() or 0,
