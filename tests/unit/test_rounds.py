@@ -4,6 +4,7 @@ when the rounds end, what each benchmark's stop reason says, and the
 looks a finding's decision counts."""
 import math
 import random
+import re
 import time
 from types import SimpleNamespace
 
@@ -442,3 +443,58 @@ def test_only_benchmarks_driven_by_threads_share_a_process():
     rounds.spend(store, designs.Design(), time.time() + 60, judge)
     assert not store.duets_asked
     assert _processes(store, "executor.a/t2") >= 4
+
+
+def test_a_round_plans_no_more_than_the_time_left(monkeypatch):
+    """A round takes the steps whose seconds together fit in what is left
+    of the budget: it ends within it, not cut short by the deadline with
+    some of its processes measured (a family's fit reads them all)."""
+    clock = [1000.0]
+    monkeypatch.setattr(rounds, "time", SimpleNamespace(
+        time=lambda: clock[0]))
+    store = ModelStore({"a": (1e-6, 0.3, 0.001), "b": (1e-6, 0.3, 0.001),
+                        "c": (1e-6, 0.3, 0.001)}, duration=1.0)
+    measure = store.measure
+
+    def timed(index, processes, values, attempt):
+        clock[0] += processes * store.duration
+        return measure(index, processes, values, attempt)
+    store.measure = timed
+    said = []
+    outcome = rounds.spend(store, designs.Design(), clock[0] + 5.0,
+                           say=said.append)
+    planned = [re.search(r"about ([\d.]+) s; ([\d.]+) s left", line)
+               for line in said if line.startswith("round ")]
+    assert planned and outcome.rounds == len(planned)
+    for found in planned:
+        assert float(found.group(1)) <= float(found.group(2)), said
+    assert clock[0] <= 1000.0 + 5.0 + 1e-9
+
+
+def test_the_summary_counts_what_the_last_round_left_undecided(monkeypatch):
+    """A round the deadline ended is judged once more: the count of
+    undecided answers the run prints is its file's."""
+    clock = [1000.0]
+    monkeypatch.setattr(rounds, "time", SimpleNamespace(
+        time=lambda: clock[0]))
+    store = ModelStore({"asked": (1e-6, 0.001, 0.001)})
+    measure = store.measure
+
+    def slow(*args):
+        clock[0] += 30.0  # past the deadline
+        return measure(*args)
+    store.measure = slow
+
+    class Counting(object):
+        failed = None
+        calls = 0
+
+        def __call__(self, path):
+            self.calls += 1
+            # Each judgement finds one more answer undecided.
+            return judging.Verdict(["asked"], self.calls, 0, [],
+                                   [["asked"]])
+    judge = Counting()
+    outcome = rounds.spend(store, designs.Design(), clock[0] + 10.0, judge)
+    assert outcome.rounds == 1 and judge.calls == 2
+    assert outcome.undecided == 2
