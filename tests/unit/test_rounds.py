@@ -173,7 +173,9 @@ def test_an_unsure_finding_waits_for_those_more_processes_may_decide():
     assert store.stops["unsure"] == designs.DECIDED
 
 
-def test_what_a_finding_still_waited_on_stopped_for_the_budget(monkeypatch):
+def _past_the_deadline_in_one_measurement(monkeypatch):
+    """A store of one narrow benchmark whose every measurement takes 30 s
+    of a clock the rounds read: (store, clock)."""
     clock = [1000.0]
     monkeypatch.setattr(rounds, "time", SimpleNamespace(
         time=lambda: clock[0]))
@@ -184,6 +186,11 @@ def test_what_a_finding_still_waited_on_stopped_for_the_budget(monkeypatch):
         clock[0] += 30.0  # past the deadline
         return measure(*args)
     store.measure = slow
+    return store, clock
+
+
+def test_what_a_finding_still_waited_on_stopped_for_the_budget(monkeypatch):
+    store, clock = _past_the_deadline_in_one_measurement(monkeypatch)
     judge = FakeJudge(store, {"asked"}, until=1000)
     outcome = rounds.spend(store, designs.Design(), clock[0] + 10.0, judge)
     assert outcome.rounds == 1 and outcome.ended == "the budget is spent"
@@ -474,16 +481,7 @@ def test_a_round_plans_no_more_than_the_time_left(monkeypatch):
 def test_the_summary_counts_what_the_last_round_left_undecided(monkeypatch):
     """A round the deadline ended is judged once more: the count of
     undecided answers the run prints is its file's."""
-    clock = [1000.0]
-    monkeypatch.setattr(rounds, "time", SimpleNamespace(
-        time=lambda: clock[0]))
-    store = ModelStore({"asked": (1e-6, 0.001, 0.001)})
-    measure = store.measure
-
-    def slow(*args):
-        clock[0] += 30.0  # past the deadline
-        return measure(*args)
-    store.measure = slow
+    store, clock = _past_the_deadline_in_one_measurement(monkeypatch)
 
     class Counting(object):
         failed = None
