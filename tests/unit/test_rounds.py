@@ -173,20 +173,26 @@ def test_an_unsure_finding_waits_for_those_more_processes_may_decide():
     assert store.stops["unsure"] == designs.DECIDED
 
 
-def _past_the_deadline_in_one_measurement(monkeypatch):
-    """A store of one narrow benchmark whose every measurement takes 30 s
-    of a clock the rounds read: (store, clock)."""
+def _on_a_clock(monkeypatch, store, seconds):
+    """The rounds read a clock of their own, which each measurement of
+    ``store`` moves on by ``seconds(processes)``: the clock ([now])."""
     clock = [1000.0]
     monkeypatch.setattr(rounds, "time", SimpleNamespace(
         time=lambda: clock[0]))
-    store = ModelStore({"asked": (1e-6, 0.001, 0.001)})
     measure = store.measure
 
-    def slow(*args):
-        clock[0] += 30.0  # past the deadline
-        return measure(*args)
-    store.measure = slow
-    return store, clock
+    def timed(index, processes, values, attempt):
+        clock[0] += seconds(processes)
+        return measure(index, processes, values, attempt)
+    store.measure = timed
+    return clock
+
+
+def _past_the_deadline_in_one_measurement(monkeypatch):
+    """A store of one narrow benchmark whose every measurement takes 30 s
+    of a clock the rounds read: (store, clock)."""
+    store = ModelStore({"asked": (1e-6, 0.001, 0.001)})
+    return store, _on_a_clock(monkeypatch, store, lambda processes: 30.0)
 
 
 def test_what_a_finding_still_waited_on_stopped_for_the_budget(monkeypatch):
@@ -456,17 +462,10 @@ def test_a_round_plans_no_more_than_the_time_left(monkeypatch):
     """A round takes the steps whose seconds together fit in what is left
     of the budget: it ends within it, not cut short by the deadline with
     some of its processes measured (a family's fit reads them all)."""
-    clock = [1000.0]
-    monkeypatch.setattr(rounds, "time", SimpleNamespace(
-        time=lambda: clock[0]))
     store = ModelStore({"a": (1e-6, 0.3, 0.001), "b": (1e-6, 0.3, 0.001),
                         "c": (1e-6, 0.3, 0.001)}, duration=1.0)
-    measure = store.measure
-
-    def timed(index, processes, values, attempt):
-        clock[0] += processes * store.duration
-        return measure(index, processes, values, attempt)
-    store.measure = timed
+    clock = _on_a_clock(monkeypatch, store,
+                        lambda processes: processes * store.duration)
     said = []
     outcome = rounds.spend(store, designs.Design(), clock[0] + 5.0,
                            say=said.append)
