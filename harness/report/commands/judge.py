@@ -60,9 +60,9 @@ def is_undecided(cell):
 
 
 def is_settled(cell, margin):
-    """A decided answer whose interval is no wider than (1 + margin)^2
-    (high over low): what more processes would narrow, no question
-    needs."""
+    """An answer not undecided (decided, or no comparison) whose interval
+    is no wider than (1 + margin)^2 (high over low): what more processes
+    would narrow, no question needs."""
     if is_undecided(cell) or cell.missing or cell.interval is None:
         return False
     low, high = cell.interval
