@@ -92,6 +92,18 @@ def test_one_value_each_cannot_be_called_significant(tmp_path):
     assert cell.display == "3.00x ?"
 
 
+def test_an_answer_below_a_hundredth_is_two_digits_in_the_matrix(tmp_path):
+    # PyPy's cffi against Cython reads 0.00576x: its cell keeps to the
+    # width of 13.70x (#65), its interval keeps three digits.
+    question = "nogil/gil?"
+    cell = answers(tmp_path, [finding(question, SLOWDOWN)],
+                   [(call("gil"), spread(1.0e-6, 0.01)),
+                    (call("nogil"), spread(5.76e-9, 0.01))])[question]
+    assert cell.brief == "0.0058x"
+    assert re.match(r"0\.00576x \[0\.005\d\d-0\.005\d\d\]$", cell.text), \
+        cell.text
+
+
 def test_intervals_are_the_same_on_every_render(tmp_path):
     write_result(tmp_path, "py311.json", "3.11.7",
                  [(call("gil"), spread(1.0e-6, 0.1)),

@@ -114,6 +114,22 @@ def test_significant(number, text):
     assert cells.significant(number) == text
 
 
+@pytest.mark.parametrize("number, text", [
+    (0.01234, "0.0123"), (0.00987, "0.0099"), (0.000578, "0.00058"),
+    (0.0123, "0.0123"), (13.7, "13.7"), (2080.0, "2080"),
+])
+def test_compact(number, text):
+    assert cells.compact(number) == text
+
+
+@pytest.mark.parametrize("number, text", [
+    (0.00576, "0.0058x"), (0.0128, "0.0128x"), (13.704, "13.70x"),
+    (1.0, "1.00x"), (158.2, "158x"),
+])
+def test_compact_multiple(number, text):
+    assert cells.compact_multiple(number) == text
+
+
 # -- speedup ------------------------------------------------------------------
 
 def method(name):

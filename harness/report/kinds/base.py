@@ -152,8 +152,13 @@ class Judged(Kind):
             found, self.wording(found, context))))
 
     def brief(self, found, context):
-        return spaced(self.compact(found, context),
+        return spaced(self.stated(found, context),
                       interval_text(found.interval))
+
+    def stated(self, found, context):
+        """The answer's number as its interval states it; the compact
+        cell's may round it further."""
+        return self.compact(found, context)
 
     def compact(self, found, context):
         raise NotImplementedError

@@ -98,7 +98,7 @@ class Crossover(Ratio):
         if isinstance(x, str):
             brief = NEVER_BRIEF if x == NEVER else x
         else:
-            brief = spaced(cells.significant(x), self.unit())
+            brief = spaced(cells.compact(x), self.unit())
         return replace(found, text=self._text(found, x), brief=brief)
 
     answer = cell

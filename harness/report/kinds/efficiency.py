@@ -89,8 +89,10 @@ class Efficiency(Speedup):
         return spaced(self.brief(found, context),
                        "(%.2fx of %s)" % (speedup, _times(reference)))
 
-    def compact(self, found, context):
+    def stated(self, found, context):
         return "%.2f" % found.value
+
+    compact = stated
 
     def describe(self, grid):
         over, baseline = self.spec["over"], self.spec["baseline"]

@@ -89,6 +89,9 @@ class Ratio(Judged):
                                                  denominator.unit)))
 
     def compact(self, found, pair):
+        return cells.compact_multiple(found.value)
+
+    def stated(self, found, context):
         return cells.multiple(found.value)
 
     def division(self):

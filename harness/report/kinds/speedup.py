@@ -40,6 +40,9 @@ class Speedup(Judged):
             cells.format_quantity(this.mean, this.unit)))
 
     def compact(self, found, context):
+        return cells.compact_multiple(found.value)
+
+    def stated(self, found, context):
         return cells.multiple(found.value)
 
     def measure(self, lookup, dims):

@@ -110,6 +110,21 @@ def multiple(number):
     return factor(number) + "x"
 
 
+def compact(number):
+    """A number in a compact matrix's cell: three significant digits, two
+    below a hundredth (``0.0058``, ``0.00058``), so that no answer column
+    is wider than ``13.70x``'s (#65: the page's glance)."""
+    return significant(number, 2 if abs(number) < 0.01 else 3)
+
+
+def compact_multiple(number):
+    """A ratio or speedup in a compact matrix's cell: ``2.77x``,
+    ``0.0058x``."""
+    if abs(number) < 0.01:
+        return compact(number) + "x"
+    return multiple(number)
+
+
 def si(number):
     """Three significant digits with a k/M/G suffix: 1.23M, 999, 1.00k."""
     number = float("%.3g" % number)

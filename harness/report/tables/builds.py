@@ -132,8 +132,8 @@ def _cell(value, logged, records):
         numpy.exp(logged))
     significant, same = intervals.decided(interval)
     flags = cells.flags(significant=significant, same=same)
-    brief = cells.multiple(value)
-    text = spaced(brief, interval_text(interval))
+    brief = cells.compact_multiple(value)
+    text = spaced(cells.multiple(value), interval_text(interval))
     if same is not None:
         text = "%s, %s" % (text, cells.within(same))
     return Cell(text, value, flags=flags, interval=interval,
