@@ -94,6 +94,8 @@ Every benchmark also carries how its interpreter was built
 (3.13.0)", "Debian package pypy3 7.3.11+dfsg-2", or what gilbench's own
 install wrote), ``python_optimizations`` ("PGO, LTO", "none", ...) and
 ``python_libc`` ("glibc 2.36").  Files written before them lack them.
+On PyPy, ``pypy_gc_nursery`` says the runner's nursery as its GC states
+it ("16.0MB"; gilbench.measure.pypynursery), which its forks share.
 Where the tox env (``TOX_ENV_NAME``) or the file's name names another
 interpreter than the one that ran (a ``py313t`` env tox resolved to 3.11),
 every benchmark carries ``python_misnamed``: one line saying how.

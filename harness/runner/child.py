@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from gilbench.measure import forking, lifelines, program
+from gilbench.measure import forking, lifelines, program, pypynursery
 from gilbench.model import registry, revisions
 from gilbench.signals import signal_name
 
@@ -61,10 +61,11 @@ def command(bench, sizing, args, pyperf_options, output, status,
         scaled_calibration=sizing.scaled and sizing.loops is None, why=why,
         **told))
     # pyperf gives its workers a filtered environment; GILBENCH_* settings
-    # (e.g. GILBENCH_START_METHOD, timeit's statement) must reach them,
-    # beside what the user's --inherit-environ names.
+    # (e.g. GILBENCH_START_METHOD, timeit's statement) and PyPy's nursery
+    # must reach them, beside what the user's --inherit-environ names.
     pyperf_options, theirs = _without_inherit_environ(pyperf_options)
-    ours = sorted(name for name in os.environ if name.startswith("GILBENCH_"))
+    ours = sorted(name for name in os.environ if name.startswith("GILBENCH_")
+                  or name == pypynursery.VARIABLE)
     inherited = theirs + [name for name in ours if name not in theirs]
     if inherited:
         cmd.append("--inherit-environ=" + ",".join(inherited))

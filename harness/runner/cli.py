@@ -16,6 +16,7 @@ from gilbench.errors import (
     UsageError,
     exit_with_usage_error,
 )
+from gilbench.measure import pypynursery
 from gilbench.runner import howlong, runoptions
 
 COMMANDS = ("run", "timeit", "list", "report", "compare", "refine",
@@ -216,6 +217,10 @@ def cmd_bench(argv):
     return program.main(argv)
 
 
+# The commands that measure in forks of this process (PyPy's nursery).
+MEASURING = ("run", "timeit", "extend", "continuous")
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help"):
@@ -228,6 +233,8 @@ def main(argv=None):
                 "continuous": cmd_continuous,
                 "bench": cmd_bench}
     handler = handlers.get(argv[0])
+    if argv[0] in MEASURING:
+        pypynursery.restart_capped(argv)
     try:
         if handler is None:
             raise UsageError("unknown command %r (one of: %s)"

@@ -20,7 +20,7 @@ import pyperf
 
 from gilbench import atomicfile
 from gilbench.errors import UsageError
-from gilbench.measure import buildinfo, gilguard
+from gilbench.measure import buildinfo, gilguard, pypynursery
 from gilbench.model import envnames, machine
 from gilbench.model.resultformat import (
     BUILD_KEYS,
@@ -187,6 +187,7 @@ def merge(bench_files, missing, output, made=None, costs=None):
         return 0
     benchmarks, missing = declared_once(benchmarks, missing)
     common = buildinfo.facts()
+    common.update(pypynursery.facts())
     common[PLANNED_CPUS_KEY] = machine.planned()
     misnamed = envnames.misnamed(output)
     if misnamed:

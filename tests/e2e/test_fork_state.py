@@ -125,6 +125,39 @@ def test_after_value_records_reach_every_value_run(python, sizing,
         assert run["draw_str"].startswith("value ")
 
 
+@pytest.mark.parametrize("python", PYTHONS)
+@pytest.mark.parametrize("chosen", [None, "8MB"])
+def test_pypys_nursery_is_capped_unless_the_user_chose_it(python, chosen,
+                                                          tmp_path):
+    # A fork shares its parent's nursery and copies each page it writes
+    # (gilbench.measure.pypynursery): above 16 MB that is in the values.
+    from gilbench.measure import pypynursery
+    env = dict(os.environ)
+    env.pop(pypynursery.VARIABLE, None)
+    if chosen:
+        env[pypynursery.VARIABLE] = chosen
+    output = tmp_path / "out.json"
+    made = run_module("gilbench", [
+        "run", "-o", output, "--module", CASES, "--case", CASE,
+        "--threads", "1", "-p", "2", "-n", "1", "-w", "0",
+        "--min-time", "0.001", "--fresh-workers"], python=python, env=env)
+    assert made.code == 0, made
+    suite = pyperf.BenchmarkSuite.load(str(output))
+    runner = suite.get_metadata().get(pypynursery.METADATA_KEY)
+    bench, = suite.get_benchmarks()
+    workers = [run.get_metadata().get("nursery") for run in bench.get_runs()
+               if run.values]
+    if runner is None:  # not PyPy: nothing to cap, nothing said
+        assert workers == [None, None]
+        return
+    sizes = [pypynursery.size_bytes(size) for size in [runner] + workers]
+    if chosen:
+        assert sizes == [8 * 2 ** 20] * 3, (runner, workers)
+    else:
+        assert len(set(sizes)) == 1 and 0 < sizes[0] <= 16 * 2 ** 20, (
+            runner, workers)
+
+
 @needs_fork
 def test_a_fork_does_not_hold_the_runs_output_lock(tmp_path):
     from gilbench.runner.journal import OutputLock
