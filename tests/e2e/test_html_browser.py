@@ -553,7 +553,7 @@ def test_the_main_jobs_findings_at_a_glance(browser, main_job_report):
     assert any(re.match(r"0\.0[1-9]\d\dx", text) for text in texts), texts
     assert any(re.match(r"0\.00[1-9]\dx", text) for text in texts), texts
     assert sum(bool(re.match(r"0\.000[1-9]\d(\D|$)", text))
-               for text in texts) == len(labels), texts
+               for text in texts) >= len(labels), texts
     # A best-of's winner is a letter its question names.
     assert any(text[:1] in "ABCDEFGHIJ" and text[1:2] in ("", "+", "?", "=")
                for text in facts["texts"]), facts["texts"]
