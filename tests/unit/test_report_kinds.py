@@ -116,6 +116,7 @@ def test_significant(number, text):
 
 @pytest.mark.parametrize("number, text", [
     (0.01234, "0.0123"), (0.00987, "0.0099"), (0.000578, "0.00058"),
+    (0.0001, "0.00010"), (0.0000578, "<0.0001"), (0.0, "0"),
     (0.0123, "0.0123"), (13.7, "13.7"), (2080.0, "2080"),
 ])
 def test_compact(number, text):
@@ -123,11 +124,20 @@ def test_compact(number, text):
 
 
 @pytest.mark.parametrize("number, text", [
-    (0.00576, "0.0058x"), (0.0128, "0.0128x"), (13.704, "13.70x"),
-    (1.0, "1.00x"), (158.2, "158x"),
+    (0.00576, "0.0058x"), (0.001, "0.0010x"), (0.00041, "<0.001x"),
+    (0.0128, "0.0128x"), (13.704, "13.70x"), (1.0, "1.00x"),
+    (158.2, "158x"),
 ])
 def test_compact_multiple(number, text):
     assert cells.compact_multiple(number) == text
+
+
+def test_no_compact_form_is_wider_than_seven_characters():
+    for exponent in range(-12, 4):
+        for mantissa in (1.0, 1.234, 4.56, 9.996):
+            number = mantissa * 10 ** exponent
+            assert len(cells.compact(number)) <= 7, number
+            assert len(cells.compact_multiple(number)) <= 7, number
 
 
 # -- speedup ------------------------------------------------------------------

@@ -111,15 +111,20 @@ def multiple(number):
 
 
 def compact(number):
-    """A number in a compact matrix's cell: three significant digits, two
-    below a hundredth (``0.0058``, ``0.00058``), so that no answer column
-    is wider than ``13.70x``'s (#65: the page's glance)."""
+    """A number in a compact matrix's cell, in at most seven characters
+    from 0 to 100000, so that no answer column is wider than ``13.70x``'s
+    (#65: the page's glance): three significant digits, two below a
+    hundredth (``0.0058``, ``0.00058``), and ``<0.0001`` below that."""
+    if 0 < number < 0.0001:
+        return "<0.0001"
     return significant(number, 2 if abs(number) < 0.01 else 3)
 
 
 def compact_multiple(number):
     """A ratio or speedup in a compact matrix's cell: ``2.77x``,
-    ``0.0058x``."""
+    ``0.0058x``, and ``<0.001x`` below a thousandth."""
+    if 0 < number < 0.001:
+        return "<0.001x"
     if abs(number) < 0.01:
         return compact(number) + "x"
     return multiple(number)
