@@ -152,7 +152,7 @@ def grwl_losing_below_a_thousandth(path):
     the GIL's time without writes and three times it with them, every
     value alike: its crossover lies between no writes and a thousandth
     in every column (about 0.0006, each column's benchmarks scaled by
-    relabel_as_main_job), as the main job's did (0.00014-0.00094)."""
+    relabel_as_main_job), as the main job's did (0.00058-0.00094)."""
     import pyperf
     suite = pyperf.BenchmarkSuite.load(str(path))
 
