@@ -185,30 +185,25 @@ def looked_at_twice(path):
 
     from gilbench.model.resultformat import LOOKS_KEY
     suite = pyperf.BenchmarkSuite.load(str(path))
-    pyperf.BenchmarkSuite([rerun(bench, 1.0, {LOOKS_KEY: 2})
+    pyperf.BenchmarkSuite([rerun(bench, lambda v: v, {LOOKS_KEY: 2})
                            for bench in suite.get_benchmarks()]).dump(
         str(path), replace=True)
 
 
-def rerun(bench, scale, metadata=()):
-    """``bench`` with its values times ``scale`` and ``metadata`` added to
-    each of its runs."""
+def rerun(bench, value, metadata=()):
+    """``bench`` with each value and warmup ``v`` made ``value(v)``, and
+    ``metadata`` added to each of its runs."""
     import pyperf
     return pyperf.Benchmark([pyperf.Run(
-        [value * scale for value in run.values],
-        warmups=[(loops, value * scale) for loops, value in run.warmups],
+        [value(v) for v in run.values],
+        warmups=[(loops, value(v)) for loops, v in run.warmups],
         metadata=dict(run.get_metadata(), **dict(metadata)),
         collect_metadata=False) for run in bench.get_runs()])
 
 
 def steady(bench, mean):
     """``bench`` with every value and warmup ``mean``."""
-    import pyperf
-    return pyperf.Benchmark([pyperf.Run(
-        [mean] * len(run.values),
-        warmups=[(loops, mean) for loops, _ in run.warmups],
-        metadata=run.get_metadata(), collect_metadata=False)
-        for run in bench.get_runs()])
+    return rerun(bench, lambda _: mean)
 
 
 PAGE_FACTS = """
