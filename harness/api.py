@@ -29,6 +29,7 @@ from gilbench.model.casehelpers import (
 from gilbench.model.drivers import CUSTOM, PROCESSES, THREADS
 from gilbench.model.findings import USABLE, finding
 from gilbench.model.registry import CaseSpec, Unavailable
+from gilbench.model.resultformat import INTERRUPTIONS
 from gilbench.model.tables import (
     CEILING,
     HIGHEST,
@@ -48,7 +49,8 @@ from gilbench.model.tables import (
 )
 
 __all__ = [
-    "Axis", "CaseSpec", "Unavailable", "record", "record_per_value",
+    "Axis", "CaseSpec", "Unavailable", "INTERRUPTIONS", "record",
+    "record_per_value",
     "pinning", "TreeCpuClock",
     "worker_index", "die_with_parent",
     "THREADS", "PROCESSES", "CUSTOM", "counts", "threads", "processes",

@@ -43,7 +43,7 @@ MARGIN = 0.10
 
 
 def finding(question, cell, at=None, evidence=None, oversubscribed=False,
-            contrast=None, margin=None):
+            contrast=None, margin=None, precision=None):
     """One question and how the results answer it.
 
     ``evidence`` is the title of the family's table that shows the
@@ -56,7 +56,11 @@ def finding(question, cell, at=None, evidence=None, oversubscribed=False,
     marked and both are given.  ``margin``: the smallest difference
     that matters to the question, as a share (0.05 for 5%), at most
     MARGIN (the default); an answer whose interval lies within it of 1
-    both ways is "the same", a decision.
+    both ways is "the same", a decision.  ``precision``: for an answer
+    others are read against (a reference such as the machine's ceiling,
+    which every efficiency divides by), a share (0.02 for 2%), at most
+    MARGIN: once decided, an adaptive run's rounds keep measuring it
+    until its interval lies within that share of its point both ways.
     """
     at = dict(at or {})
     contrast = dict(contrast or {})
@@ -79,6 +83,9 @@ def finding(question, cell, at=None, evidence=None, oversubscribed=False,
     if margin is not None and not 0 < margin <= MARGIN:
         raise UsageError("finding %r: margin must be above 0 and at most "
                          "%g" % (question, MARGIN))
+    if precision is not None and not 0 < precision <= MARGIN:
+        raise UsageError("finding %r: precision must be above 0 and at "
+                         "most %g" % (question, MARGIN))
     declaration = {"question": question, "cell": cell, "at": at,
                    "evidence": evidence,
                    "oversubscribed": bool(oversubscribed)}
@@ -86,6 +93,8 @@ def finding(question, cell, at=None, evidence=None, oversubscribed=False,
         declaration["contrast"] = contrast
     if margin is not None:
         declaration["margin"] = margin
+    if precision is not None:
+        declaration["precision"] = precision
     return declaration
 
 

@@ -58,7 +58,8 @@ RESERVED_KEYS = frozenset(resultformat.NAME_PARTS + (
     "calibrate_warmups", "recalibrate_warmups", "hostname", "platform",
     resultformat.FORMAT_KEY, resultformat.AXES_KEY, resultformat.TABLES_KEY,
     resultformat.FINDINGS_KEY, resultformat.ORDER_KEY,
-    resultformat.REFERENCE_KEY, resultformat.MISSING_KEY)
+    resultformat.REFERENCE_KEY, resultformat.MISSING_KEY,
+    resultformat.OUTLIERS_KEY)
     + resultformat.BUILD_KEYS)
 DEFAULT_ORDER = resultformat.DEFAULT_ORDER
 
@@ -103,12 +104,18 @@ class CaseSpec(object):
     it forks its loop calibration and workers; prepare() must not rely on
     it, since workers started afresh (``--fresh-workers``) skip it and
     forks renewing their layout import the case module again.
+    ``outliers``: None, or ``INTERRUPTIONS`` for work whose values only
+    an interruption (the hypervisor, another tenant) makes slower, such
+    as a C loop on a worker's own data: the report then leaves out its
+    values beyond the benchmark's median by more than the fence
+    (gilbench.report.data.interruptions), and says how many.
     """
 
     def __init__(self, family, case, variant, backend, prepare, description,
                  axes=(), driver=drivers.THREADS, value_means=None,
                  exclude=None, check=None, ops_per_loop=None,
-                 concurrency=None, sizing=None, before_fork=None):
+                 concurrency=None, sizing=None, before_fork=None,
+                 outliers=None):
         self.module_name = None  # load_specs names the module declaring it
         self.family = family
         self.case = case
@@ -126,6 +133,7 @@ class CaseSpec(object):
         self.concurrency = _resolver(concurrency, drivers.count_axis(driver))
         self.sizing = list(sizing or ())
         self.before_fork = before_fork
+        self.outliers = outliers
         self._validate()
 
     @property
@@ -146,6 +154,11 @@ class CaseSpec(object):
         if self.value_means is None:
             raise UsageError("case %r: a custom driver must say what a value "
                              "means (value_means=...)" % self.base_name)
+        if self.outliers not in resultformat.OUTLIER_RULES:
+            raise UsageError("case %r: outliers must be None or %s"
+                             % (self.base_name, ", ".join(
+                                 repr(rule) for rule in
+                                 resultformat.OUTLIER_RULES if rule)))
         names = [axis.name for axis in self.axes]
         if len(set(names)) != len(names):
             raise UsageError("case %r declares an axis twice"
@@ -208,6 +221,8 @@ class Benchmark(object):
                 [{"name": a.name, "unit": a.unit, "log": a.log}
                  for a in spec.axes], sort_keys=True),
         }
+        if spec.outliers:
+            metadata[resultformat.OUTLIERS_KEY] = spec.outliers
         metadata.update(params)
         metadata.update(self.declared.metadata())
         return metadata

@@ -21,6 +21,12 @@ one key per axis, e.g. ``threads`` (int), ``kind`` (str), ``cs_ns`` (int)
     whose concurrency exceeds ``cpus_usable``).
 ``value_means``, ``description``
     what one value is (e.g. wall seconds per loop), and the case in words.
+``gilbench_outliers``
+    ``interruptions`` where the case declares that only an interruption
+    makes its values slower (``CaseSpec(outliers=INTERRUPTIONS)``): the
+    report leaves out values beyond the benchmark's median by more than
+    its fence; pyperf's own commands keep every value.  Absent: every
+    value counts.
 ``gilbench_tables``
     JSON list of the family's table declarations (``gilbench.model.tables``).
 ``gilbench_findings``
@@ -59,7 +65,10 @@ in the allocator or reference counting, running the call) and
 ``why_samples`` (their count), or ``why_unavailable`` (why none was
 taken; gilbench.measure.whysampler), and whatever the case records
 with ``gilbench.api.record``.  A finding declaration may carry
-``oversubscribed`` (true: its question is about more workers than CPUs).
+``oversubscribed`` (true: its question is about more workers than CPUs),
+``margin`` (the smallest difference that matters, a share) and
+``precision`` (a share: the rounds measure it until its interval lies
+within that of its point).
 
 A benchmark that produced no value is listed in the file's
 ``gilbench_missing`` metadata (stored once, as pyperf hoists metadata
@@ -170,7 +179,12 @@ PROBE_KEY = "machine_probe_ns"
 CALIBRATION_FORK = "calibration fork"
 CASES_KEY = "cases"
 MEANS_KEY = "value_means"
-CASE_KEYS = (AXES_KEY, MEANS_KEY, "description")
+# What a case declares of its values' outliers (CaseSpec's ``outliers``):
+# None, every value counts, or INTERRUPTIONS.
+OUTLIERS_KEY = "gilbench_outliers"
+INTERRUPTIONS = "interruptions"
+OUTLIER_RULES = (None, INTERRUPTIONS)
+CASE_KEYS = (AXES_KEY, MEANS_KEY, "description", OUTLIERS_KEY)
 DEFAULT_ORDER = 100  # a family that declares no ORDER
 # Another process's share of the usable CPUs (a run's ``foreign_cpu``)
 # above which a benchmark was measured on a busy machine: one CPU of two

@@ -150,6 +150,14 @@ def test_the_registry_refuses_a_finding_naming_no_axis(tmp_path):
         registry.load_specs([str(module)])
 
 
+def test_a_precision_is_a_share_at_most_the_margin():
+    assert finding("q?", SLOWDOWN, precision=0.02)["precision"] == 0.02
+    assert "precision" not in finding("q?", SLOWDOWN)  # older files' shape
+    for wrong in (0, 0.2):
+        with pytest.raises(UsageError, match="precision must be above 0"):
+            finding("q?", SLOWDOWN, precision=wrong)
+
+
 # -- a contrast: the same question at another value of a dimension ----------
 
 def test_a_contrast_names_another_value_of_a_dimension_at_names():

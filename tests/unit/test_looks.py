@@ -179,28 +179,31 @@ def test_the_judge_names_a_best_ofs_two_leaders_only(tmp_path):
     assert set(said["open"]) == {names["cython"], names["cffi"]}
 
 
+def _judged(tmp_path, nogil_runs, precision=None):
+    """(the answer, the judge's verdict) of released over held at one
+    thread, held's three processes steady, released's ``nogil_runs``."""
+    from gilbench.report.commands import judge
+    gil_runs = [[1e-6, 1.001e-6], [1.001e-6, 1.002e-6], [1.0e-6, 1.001e-6]]
+    path = write_result(tmp_path, "py311.json", "3.11.7", [
+        (gil("trivial", "gil", "cython", 1), gil_runs),
+        (gil("trivial", "nogil", "cython", 1), nogil_runs)],
+        tables=[], extra={FINDINGS_KEY: json.dumps([
+            finding("released over held?", SLOWDOWN, at={"threads": 1},
+                    precision=precision)])})
+    results = loader.load_results([str(path)])
+    cell = questions.findings_table(
+        results, pivot.family_order(results)).rows[0].answers[0]
+    return cell, judge.verdict(results)
+
+
 def test_the_judge_names_no_partners_for_an_answer_already_settled(tmp_path):
     """After the second block the judge names, as partners to measure
     side by side, what an undecided answer reads, and what a decided one
     reads while its interval is wider than its margin both ways; an
     answer decided within (1 + margin)^2 (high over low) is settled and
     costs no duets."""
-    from gilbench.report.commands import judge
-
     def said(nogil_runs):
-        gil_runs = [[1e-6, 1.001e-6], [1.001e-6, 1.002e-6],
-                    [1.0e-6, 1.001e-6]]
-        path = write_result(tmp_path, "py311.json", "3.11.7", [
-            (gil("trivial", "gil", "cython", 1), gil_runs),
-            (gil("trivial", "nogil", "cython", 1), nogil_runs)],
-            tables=[], extra={FINDINGS_KEY: json.dumps([
-                finding("released over held?", SLOWDOWN,
-                        at={"threads": 1})])})
-        results = loader.load_results([str(path)])
-        table = questions.findings_table(results,
-                                         pivot.family_order(results))
-        cell = table.rows[0].answers[0]
-        return cell, judge.verdict(results)
+        return _judged(tmp_path, nogil_runs)
 
     tight = [[2e-6, 2.001e-6], [2.002e-6, 2.001e-6], [2.0e-6, 2.003e-6]]
     cell, verdict = said(tight)
@@ -213,3 +216,24 @@ def test_the_judge_names_no_partners_for_an_answer_already_settled(tmp_path):
     assert cell.significant and cell.interval[1] / cell.interval[0] > 1.21
     assert len(verdict["partners"]) == 1
     assert verdict["undecided"] == 0
+
+
+def test_the_judge_measures_a_decided_answer_until_its_declared_precision(
+        tmp_path):
+    """A finding others are read against (the machine's ceiling) declares
+    a precision: decided but wider than that share of its point either
+    way, its benchmarks stay open (not counted undecided); within it, or
+    without the declaration, they do not."""
+    def said(nogil_runs, precision):
+        return _judged(tmp_path, nogil_runs, precision)
+
+    loose = [[1.9e-6, 1.9e-6], [2.1e-6, 2.1e-6], [2.0e-6, 2.0e-6]]
+    cell, verdict = said(loose, 0.02)
+    assert cell.significant and cell.interval[1] / cell.value > 1.02
+    assert len(verdict["open"]) == 2 and verdict["undecided"] == 0
+    assert len(verdict["partners"]) == 1
+    assert said(loose, None)[1]["open"] == []
+    tight = [[2e-6, 2.001e-6], [2.002e-6, 2.001e-6], [2.0e-6, 2.003e-6]]
+    cell, verdict = said(tight, 0.02)
+    assert cell.interval[1] / cell.value < 1.02
+    assert verdict["open"] == [] and verdict["partners"] == []

@@ -68,6 +68,18 @@ def test_cross_product_last_axis_fastest_and_constraint_kept_as_na():
     assert sorted(missing) == sorted(b.name for b in excluded)
 
 
+def test_a_case_declaring_interruptions_says_so_in_its_metadata():
+    spec = registry.CaseSpec("f", "c", "v", "b", lambda p: None, "d",
+                             outliers=registry.resultformat.INTERRUPTIONS)
+    declared = registry.Benchmark(spec, OrderedDict(threads=1),
+                                  registry.Declared())
+    plain = registry.Benchmark(
+        registry.CaseSpec("f", "c", "v", "b", lambda p: None, "d"),
+        OrderedDict(threads=1), registry.Declared())
+    assert declared.metadata()["gilbench_outliers"] == "interruptions"
+    assert "gilbench_outliers" not in plain.metadata()
+
+
 def test_every_axis_is_its_own_typed_metadata_key():
     bench = load_model(["model.grid*"], threads="4", kind="spin",
                        hold_ms="2.0")[0]
@@ -123,6 +135,7 @@ def test_processes_driver_names_and_default_axis():
     (dict(axes=[registry.axes_module.Axis("k", [1]),
                 registry.axes_module.Axis("k", [2])]), "twice"),
     (dict(driver="fibres"), "driver"),
+    (dict(outliers="slow ones"), "outliers must be None or 'interruptions'"),
 ])
 def test_bad_declarations_are_refused(kwargs, message):
     with pytest.raises(UsageError, match=message):

@@ -17,10 +17,13 @@ Prints ``{"open": [benchmark names], "unsure": [], "undecided": N,
 readers of older verdicts; "partners": what each answer reading two or
 more measured benchmarks reads where it is undecided or not yet settled
 -- what a run's first look measures together, gilbench.runner.laterblocks).
-An answer is settled when it is decided and its interval lies within
-its margin of its point both ways: its high end at most (1 + margin)^2
-its low end, as narrow as the margin asks of a "the same" verdict;
-duets would narrow it no further than its question needs.  A best-of's
+A decided answer whose finding declares a precision is open too while
+its interval reaches beyond it (not counted undecided): a reference
+others are read against.  An answer is settled when it is decided and
+its interval lies within its margin of its point both ways: its high
+end at most (1 + margin)^2 its low end, as narrow as the margin asks
+of a "the same" verdict; duets would narrow it no further than its
+question needs.  A best-of's
 answer names its winner and runner-up only: its margin is their ratio,
 read from their duets where they have them, and the other candidates'
 processes would not narrow it.
@@ -45,6 +48,8 @@ class Undecided:
     text: str  # the answer as the report words it
     members: list  # the measured Records it reads
     sure: bool = True  # decided at its point were its processes agreeing
+    # Decided, but not yet as precise as its finding declares.
+    imprecise: bool = False
 
     @property
     def key(self):
@@ -69,6 +74,18 @@ def is_settled(cell, margin):
     return 0 < low and high <= low * (1.0 + margin) ** 2
 
 
+def is_imprecise(cell, precision):
+    """A decided answer whose finding declares a ``precision`` (a share)
+    and whose interval reaches beyond it from its point either way."""
+    if (not precision or is_undecided(cell) or cell.missing
+            or cell.interval is None or not cell.value):
+        return False
+    low, high = cell.interval
+    point = cell.value
+    return not (0 < low and point / low <= 1.0 + precision
+                and high / point <= 1.0 + precision)
+
+
 def undecided(results):
     """([Undecided] more processes may decide, [keys] they cannot)."""
     return _judged(results)[:2]
@@ -89,18 +106,22 @@ def _judged(results):
             # A best-of's margin divides its two leaders: the others'
             # processes would not narrow it.
             read = cell.duel or cell.read or ()
+            precision = row.declaration.get("precision")
             if len(read) >= 2 and not is_settled(
-                    cell, base.margin_of(row.declaration)):
+                    cell, precision or base.margin_of(row.declaration)):
                 partners.append(sorted(r.name for r in read))
-            if not is_undecided(cell):
+            imprecise = is_imprecise(cell, precision)
+            if not (imprecise or is_undecided(cell)):
                 continue
             if not read:
-                hopeless.append((row.question, label))
+                if not imprecise:
+                    hopeless.append((row.question, label))
             else:
                 open_.append(Undecided(row.question, label, cell.display,
                                        [twin for record in read
                                         for twin in twins.get(record.name,
-                                                              [record])]))
+                                                              [record])],
+                                       imprecise=imprecise))
     return open_, hopeless, partners
 
 
@@ -129,7 +150,8 @@ def verdict(results):
     unsure = {r.name for item in open_ if not item.sure
               for r in item.members}
     return {"open": sorted(sure), "unsure": sorted(unsure - sure),
-            "undecided": len(open_) + len(hopeless),
+            "undecided": len([item for item in open_
+                              if not item.imprecise]) + len(hopeless),
             "cannot": len(hopeless),
             "answers": [[item.question, item.interpreter, item.text,
                          sorted(r.name for r in item.members)]

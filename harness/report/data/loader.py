@@ -14,7 +14,7 @@ from gilbench.errors import UsageError
 from gilbench.model import resultformat as fmt
 from gilbench.model.resultformat import INTERPRETER
 from gilbench.report import kinds, twocpus
-from gilbench.report.data import interpreters
+from gilbench.report.data import interpreters, interruptions
 from gilbench.report.data.records import COUNT_AXES, Record, ResultFile
 from gilbench.report.numbers import intervals, pairs, variance
 
@@ -110,17 +110,32 @@ def _count_axis(meta):
     return driver if driver in COUNT_AXES else None
 
 
-def _measured(path, bench, meta):
+def _kept_values(bench, meta):
+    """(runs, each run's values, values left out or None): every value,
+    or those its case's declared rule keeps (a run left without any
+    goes)."""
     runs = [run for run in bench.get_runs() if run.values]
+    run_values = [tuple(run.values) for run in runs]
+    if not interruptions.declared(meta):
+        return runs, run_values, None
+    kept, left_out = interruptions.kept(run_values)
+    pairs = [(run, values) for run, values in zip(runs, kept) if values]
+    return [p[0] for p in pairs], [p[1] for p in pairs], left_out
+
+
+def _measured(path, bench, meta):
+    runs, run_values, left_out = _kept_values(bench, meta)
     # pyperf builds a run's metadata dict anew at each get_metadata().
     metadatas = [run.get_metadata() for run in runs]
     cpus = (_mean_over_runs(metadatas, "cpus_usable")
             or meta.get("cpu_count", 1))
     per_run = _recorded_runs(metadatas)
-    values = tuple(bench.get_values())
+    values = tuple(v for run in run_values for v in run)
     return Record(
         name=bench.get_name(), dims=_dims(path, bench.get_name(), meta),
-        unit=meta.get("unit", "second"), mean=bench.mean(),
+        unit=meta.get("unit", "second"),
+        mean=(bench.mean() if left_out is None
+              else float(numpy.mean(values))),
         # numpy's, not pyperf's bench.stdev() (statistics.stdev, which
         # sums exactly in fractions: slow for thousands of benchmarks).
         stdev=float(numpy.std(values, ddof=1)) if len(values) > 1 else 0.0,
@@ -130,8 +145,8 @@ def _measured(path, bench, meta):
         recorded={k: sum(v) / len(v) for k, v in per_run.items()},
         recorded_runs=per_run, count_axis=_count_axis(meta),
         foreign_cpu=fmt.busiest_share(metadatas),
-        values=values,
-        run_values=tuple(tuple(run.values) for run in runs),
+        values=values, run_values=tuple(run_values),
+        interruptions=left_out,
         run_blocks=tuple(m.get(fmt.BLOCK_KEY) for m in metadatas),
         run_partners=tuple(m.get(fmt.PARTNER_KEY) for m in metadatas),
         run_probes=tuple(m.get(fmt.PROBE_KEY) for m in metadatas),

@@ -37,6 +37,9 @@ class Record:
     reason: str | None = None  # "n/a: ...", "failed: ...", "hung: ..."
     values: tuple = ()  # pyperf's values, for compare's significance test
     run_values: tuple = ()  # the same values, a tuple per worker process
+    # How many values its case's declared rule left out as interrupted
+    # (gilbench.report.data.interruptions; None: no rule declared).
+    interruptions: int | None = None
     run_blocks: tuple = ()  # each worker process's block (None: unknown)
     # The benchmark each worker process measured beside it, value by value
     # (a duet, gilbench.measure.duet; None: none).

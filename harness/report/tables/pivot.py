@@ -16,6 +16,7 @@ from gilbench.model import resultformat as fmt
 from gilbench.model.resultformat import INTERPRETER
 from gilbench.model.tables import named_dimensions
 from gilbench.report import kinds
+from gilbench.report.data import interruptions
 from gilbench.report.data.lookup import Ceiling, Lookup
 from gilbench.report.data.records import Table, label
 from gilbench.report.tables import builds, listings
@@ -175,7 +176,8 @@ def declared_tables(results, family, declaration, axes, shared=None):
                   else "%s=%s" % (columns_dim, c)) for c in column_values]
         tables.append(Table(
             title=_title(declaration, per_values, common),
-            note=kind.note(grid), common=common,
+            note=_with_interruptions(kind.note(grid), members),
+            common=common,
             header=header,
             rows=[[label(_text(row))] + cells
                   for row, cells in zip(row_values, grid)],
@@ -184,6 +186,12 @@ def declared_tables(results, family, declaration, axes, shared=None):
             row_dim=rows_dim, column_dim=columns_dim, row_values=row_values,
             column_values=column_values, axes=axes, cpus=cpus))
     return tables
+
+
+def _with_interruptions(note, members):
+    """The kind's note, and what the members' declared rule left out."""
+    left_out = interruptions.note(members)
+    return "%s %s" % (note, left_out) if left_out else note
 
 
 def _usable_cpus(records):
