@@ -106,11 +106,11 @@ def _judged(results):
             # A best-of's margin divides its two leaders: the others'
             # processes would not narrow it.
             read = cell.duel or cell.read or ()
-            precision = row.declaration.get("precision")
             if len(read) >= 2 and not is_settled(
-                    cell, precision or base.margin_of(row.declaration)):
+                    cell, base.margin_of(row.declaration)):
                 partners.append(sorted(r.name for r in read))
-            imprecise = is_imprecise(cell, precision)
+            imprecise = is_imprecise(cell,
+                                     row.declaration.get("precision"))
             if not (imprecise or is_undecided(cell)):
                 continue
             if not read:
