@@ -45,7 +45,8 @@ def kept(run_values):
     benchmark's median and the median of its own process's other values:
     a process whose values are all slower met a slower phase of the
     machine, which the blocks' shifts and the probe account for, not an
-    interruption.  A process's only value is never left out."""
+    interruption.  A process's only value, and its fastest (never above
+    the median of the others), are never left out."""
     values = numpy.asarray([v for run in run_values for v in run],
                            dtype=float)
     spread = median_abs_deviation(values, scale="normal") if len(

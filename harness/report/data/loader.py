@@ -112,15 +112,14 @@ def _count_axis(meta):
 
 def _kept_values(bench, meta):
     """(runs, each run's values, values left out or None): every value,
-    or those its case's declared rule keeps (a run left without any
-    goes)."""
+    or those its case's declared rule keeps (which leaves every run at
+    least its fastest value: interruptions.kept)."""
     runs = [run for run in bench.get_runs() if run.values]
     run_values = [tuple(run.values) for run in runs]
     if not interruptions.declared(meta):
         return runs, run_values, None
     kept, left_out = interruptions.kept(run_values)
-    pairs = [(run, values) for run, values in zip(runs, kept) if values]
-    return [p[0] for p in pairs], [p[1] for p in pairs], left_out
+    return runs, list(kept), left_out
 
 
 def _measured(path, bench, meta):
