@@ -15,12 +15,12 @@ inside the other runs' 95% intervals (bench/coverage.py's count), per
 family -- the adaptive design's with and without the report's correction
 for looks.  With ``--reference``, one more run of ``--design fixed -p
 10`` is the reference: how many of its decided answers each run (adaptive
-and fixed) decides the same way, and how many it contradicts (significant
-the other way).  Run it with a Python that has gilbench's report side
-(the tests' env); ``--python`` is the interpreter measured (it needs
-gilbench).  That Python also judges the adaptive runs' findings between
-their rounds, as the main job's report env does (GILBENCH_JUDGE_PYTHON
-overrides it).
+and fixed) decides the same way, and how many it contradicts
+(bench/against_reference.py).  Run it with a Python that has gilbench's
+report side (the tests' env); ``--python`` is the interpreter measured
+(it needs gilbench).  That Python also judges the adaptive runs'
+findings between their rounds, as the main job's report env does
+(GILBENCH_JUDGE_PYTHON overrides it).
 The result files stay in ``--runs-dir`` (a run already there is reused).
 """
 from __future__ import print_function
@@ -34,7 +34,8 @@ import sys
 import time
 
 from aa_noise import runs_directory, series_parser
-from coverage import compare_pair, derived_cells, side
+from against_reference import against_reference
+from coverage import compare_pair, derived_cells
 
 FIXED, ADAPTIVE = "fixed", "adaptive"
 
@@ -98,26 +99,6 @@ def coverage(paths, correct_looks=True):
         found[0] += hit
         found[1] += cells
     return families, float(held) / shared if shared else None, contradictions
-
-
-def against_reference(reference, path):
-    """(the reference's decided answers, of them decided the same way
-    here, contradicted here)."""
-    _, theirs = derived_cells(reference)
-    _, ours = derived_cells(path)
-    decided = same = contradicted = 0
-    for question, answer in theirs.items():
-        if not answer.significant:
-            continue
-        decided += 1
-        mine = ours.get(question)
-        if mine is None or not mine.significant:
-            continue
-        if side(mine) == side(answer):
-            same += 1
-        else:
-            contradicted += 1
-    return decided, same, contradicted
 
 
 def _percent(pair):

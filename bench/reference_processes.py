@@ -9,7 +9,8 @@ REFERENCE is a run with many processes (``bench/design_time.py
 --reference`` makes one: ``--design fixed -p 10``).  For each k a copy of
 it keeps each benchmark's calibration and its first k worker processes
 (in the order they were measured), and its findings are read as the
-report reads them: of the reference's decided answers (significant), how
+report reads them: of the reference's decided answers (above, below or
+the same; bench/against_reference.py), how
 many the copy decides the same way, and how many it contradicts.  The
 copy's values are the reference's, so what changes with k is only what k
 processes let an interval claim.  Run it with a Python that has
@@ -22,7 +23,7 @@ import json
 import os
 import tempfile
 
-from design_time import against_reference
+from against_reference import against_reference
 
 
 def first_processes(source, count, target):
