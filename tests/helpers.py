@@ -107,6 +107,14 @@ def run_module(module, args, timeout=150, python=sys.executable, env=None):
                      process.stderr)
 
 
+def run_bench_script(name, *args):
+    """bench/<name> with ``args``, from the repository's root, in this
+    Python (the report side's, where a bench script reads results)."""
+    return subprocess.run([sys.executable, os.path.join(ROOT, "bench",
+                                                        name)] + list(args),
+                          capture_output=True, text=True, cwd=ROOT)
+
+
 def run_harness(*args, **kwargs):
     """``python -m gilbench args...``; refuses a ``run`` without ``-o``."""
     args = [str(a) for a in args]

@@ -2,10 +2,10 @@
 is what bench/fit_build_drift.py fits on the A/A runs kept in bench/aa/
 (report side, Python >= 3.9)."""
 import os
-import subprocess
 import sys
 
 import pytest
+from helpers import ROOT, run_bench_script
 
 if sys.version_info < (3, 9):
     pytest.skip("the report side needs Python >= 3.9",
@@ -13,14 +13,9 @@ if sys.version_info < (3, 9):
 
 from gilbench.report.tables import builds  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-SCRIPT = os.path.join(ROOT, "bench", "fit_build_drift.py")
-
 
 def fit(*extra):
-    return subprocess.run([sys.executable, SCRIPT] + list(extra),
-                          capture_output=True, text=True, cwd=ROOT)
+    return run_bench_script("fit_build_drift.py", *extra)
 
 
 def test_the_drift_is_the_fit_of_the_aa_runs_kept_in_bench():

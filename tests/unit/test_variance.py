@@ -314,3 +314,43 @@ def test_a_duets_ratio_draws_from_what_its_pairs_varied_by():
     few = duet_family(0, duets=variance.MIN_DUETS - 1)
     fitted(few)
     assert variance.spread_of(few[0]).duets == ()
+
+
+def test_a_files_shift_spread_is_moderated_by_its_familys_prior():
+    """Two blocks give a file's shift spread one degree of freedom; a
+    family with a prior (fitted on A/A runs) adds the prior's, and the
+    variance is the two weighted by them."""
+    members = family([0.0, 0.02], noise=0.005)
+    variance._FITTED.clear()
+    own = variance.fit(members, shift_priors={})
+    sd, df = next(iter(own.values())).shift_sd, next(
+        iter(own.values())).shift_df
+    assert df == 1 and sd > 0
+    variance._FITTED.clear()
+    moderated = next(iter(variance.fit(
+        members, shift_priors={"syn": (0.01, 6)}).values()))
+    assert moderated.shift_df == 7
+    assert moderated.shift_sd == pytest.approx(
+        math.sqrt((6 * 0.01 ** 2 + sd ** 2) / 7))
+    # ... and the mean read alone is narrower for it: t at 7, not at 1.
+    wide = intervals.bounds(fitted(members).means(members[0]))
+    variance._FITTED.clear()  # no prior for "syn" in SHIFT_PRIOR above
+    variance.fit(members, shift_priors={"syn": (sd, 6)})
+    narrow = intervals.bounds(intervals.Resampler().means(members[0]))
+    assert narrow[1] / narrow[0] < wide[1] / wide[0]
+
+
+@pytest.mark.parametrize("own, prior, kept", [
+    ((0.02, 1), None, True),  # no prior: its own
+    ((0.0, 0), (0.01, 6), True),  # no shift measured: nothing to moderate
+    ((0.5, 1), (0.01, 6), True),  # far beyond the prior: this machine's
+    ((0.02, 1), (0.01, 6), False),
+])
+def test_a_shift_keeps_its_own_spread_only_where_the_prior_cannot_speak(
+        own, prior, kept):
+    found = variance.moderated_shift(own, prior)
+    if kept:
+        assert found == own
+    else:
+        assert found[1] == own[1] + prior[1]
+        assert prior[0] < found[0] < own[0]

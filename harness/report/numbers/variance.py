@@ -86,7 +86,10 @@ The residual variances are moderated per family *and concurrency*: a
 1-thread one varies by percents, and one prior for both would lend the
 first's spread to the second.
 
-Nothing here is a constant measured once: all of it comes from the file.  A
+All of it comes from the file, but for each built-in family's shift
+prior (SHIFT_PRIOR): from a first look's two blocks a family's shift
+spread has one degree of freedom, so it is moderated by the spread A/A
+runs kept in bench/aa_shifts/ gave (bench/fit_shift_prior.py fits it).  A
 file measured before blocks (no ``gilbench_block``) gives each process a
 block of its own: no shift is taken out, nothing cancels.
 """
@@ -139,6 +142,18 @@ MAX_SLOPE = 1.5
 # takes no shift and no slope, and is moderated among the family's
 # waiting benchmarks only.
 WAITING_UTILISATION = 0.25
+# Each family's block shifts as A/A runs moved them: (standard deviation
+# in log terms, degrees of freedom), pooled over the shifts of the runs
+# kept in bench/aa_shifts/.  From a first look's two blocks a file's own shift
+# spread has one degree of freedom (t's 97.5% point 12.7), so each file's
+# is moderated by this prior (:func:`moderated_shift`).  Fitted by
+# bench/fit_shift_prior.py (its --check says whether these are its fit);
+# docs/reading.rst gives the fit and the coverage out of sample.
+SHIFT_PRIOR = {
+    "ceiling": (0.0113, 6), "executor": (0.0357, 6), "gil": (0.0144, 6),
+    "grwl": (0.0144, 6), "lock": (0.0081, 6), "pyops": (0.0162, 6),
+    "service": (0.0109, 6),
+}
 
 
 @dataclass(frozen=True)
@@ -305,19 +320,22 @@ def at_median_state(record):
     return replace(record, mean=record.mean * math.exp(found.adjustment))
 
 
-def fit(records, split=lambda record: False):
+def fit(records, split=lambda record: False, shift_priors=None):
     """Fit one result file's measured ``records``, family by family, and
     keep each one's Spread (:func:`spread_of` finds it); ``split`` tells a
-    record whose processes disagree (#).  Returns what it kept, for
-    :func:`keep` in another process."""
+    record whose processes disagree (#); ``shift_priors``: SHIFT_PRIOR
+    unless given.  Returns what it kept, for :func:`keep` in another
+    process."""
     families, found = {}, {}
     for record in records:
         groups = tuple(g for g in record.run_values if len(g))
         if record.measured and groups and positive(groups):
             key = (record.dims.get(INTERPRETER), record.dims.get("family"))
             families.setdefault(key, []).append(record)
+    priors = SHIFT_PRIOR if shift_priors is None else shift_priors
     for key, members in families.items():
-        for record, spread in zip(members, fit_family(key, members, split)):
+        for record, spread in zip(members, fit_family(
+                key, members, split, priors.get(key[1]))):
             found[identity(record)] = spread
     keep(found)
     return found
@@ -329,8 +347,9 @@ def keep(found):
     _FITTED.update(found)
 
 
-def fit_family(key, records, split=lambda record: False):
-    """The Spreads of one family's ``records`` (see the module's doc)."""
+def fit_family(key, records, split=lambda record: False, shift_prior=None):
+    """The Spreads of one family's ``records`` (see the module's doc);
+    ``shift_prior``: the family's (sd, df) from SHIFT_PRIOR, or None."""
     ys, blocks = [], []
     for index, record in enumerate(records):
         groups = [g for g in record.run_values if len(g)]
@@ -366,8 +385,9 @@ def fit_family(key, records, split=lambda record: False):
     # block one of each: their shifts vary by a process's machine state
     # and by a pass's, each its own spread.
     paired_blocks = set(block for _, block in in_duets)
-    shift_sd, shift_df = _spread_of_shifts(
-        [v for b, v in shifts.items() if b not in paired_blocks])
+    shift_sd, shift_df = moderated_shift(_spread_of_shifts(
+        [v for b, v in shifts.items() if b not in paired_blocks]),
+        shift_prior)
     duet_shift_sd, duet_shift_df = _spread_of_shifts(
         [v for b, v in shifts.items() if b in paired_blocks])
     found = []
@@ -419,6 +439,26 @@ def _spread_of_shifts(values):
     if len(values) < 2:
         return 0.0, 0
     return float(numpy.std(values, ddof=1)), len(values) - 1
+
+
+def moderated_shift(own, prior):
+    """(sd, df) of a family's block shifts, ``own`` (sd, df) from this
+    file's blocks, moderated by the family's ``prior`` (sd, df) fitted on
+    A/A runs as a residual variance is by its family's (limma's
+    weighting: the degrees of freedom add up); its own alone where it
+    measured none, where there is no prior, or where its variance lies
+    beyond the prior's OWN_QUANTILE (an F test: this machine moves more
+    than the one the prior was fitted on)."""
+    sd, df = own
+    if not df or prior is None:
+        return own
+    from scipy import stats
+    prior_sd, prior_df = prior
+    if sd * sd > prior_sd * prior_sd * stats.f.ppf(OWN_QUANTILE, df,
+                                                   prior_df):
+        return own
+    return (math.sqrt((prior_df * prior_sd ** 2 + df * sd ** 2)
+                      / (prior_df + df)), prior_df + df)
 
 
 def _class_spreads(records, residuals, duets, blocks, beside, shifts,
