@@ -61,7 +61,8 @@ def shift_spreads(path):
 
 
 def fit(paths):
-    """({family: (sd, df)} pooled over ``paths``, {path: that file's})."""
+    """({family: (sd, df)} pooled over ``paths``, unrounded; {path: that
+    file's})."""
     each = dict((path, shift_spreads(path)) for path in paths)
     sums = {}
     for spreads in each.values():
@@ -69,8 +70,7 @@ def fit(paths):
             total = sums.setdefault(family, [0.0, 0])
             total[0] += df * sd * sd
             total[1] += df
-    prior = dict((family, (round(math.sqrt(squares / df) / ROUNDED)
-                           * ROUNDED, df))
+    prior = dict((family, (math.sqrt(squares / df), df))
                  for family, (squares, df) in sorted(sums.items()))
     return prior, each
 
